@@ -1,0 +1,57 @@
+"""qseg: web search query segmentation.
+
+>>> import qseg
+>>> qseg.segment("new york yankees tickets").to_pipe()  # built-in default resources
+'new york|yankees|tickets'
+>>> seg = qseg.Segmentation.from_pipe("new york yankees|tickets")
+>>> seg.to_quoted()
+'"new york yankees" tickets'
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from qseg.errors import InputError, QsegError
+from qseg.fileio import StrPath
+from qseg.query import normalize
+from qseg.resources.bundle import Resources
+from qseg.segmentation import NestedSegmentation, Segmentation
+from qseg.segmenters.base import RankingSegmenter, Segmenter
+from qseg.segmenters.registry import create
+
+__all__ = [
+    "InputError",
+    "NestedSegmentation",
+    "QsegError",
+    "RankingSegmenter",
+    "Resources",
+    "Segmentation",
+    "Segmenter",
+    "normalize",
+    "segment",
+    "segmenter",
+]
+
+
+def segmenter(
+    method: str = "naive",
+    *,
+    ngrams: StrPath | None = None,
+    titles: StrPath | None = None,
+    unigrams: StrPath | None = None,
+    bigrams: StrPath | None = None,
+) -> Segmenter:
+    """A segmenter by method spec, reading resources from files (built-in defaults otherwise)."""
+    resources = Resources.load(ngrams=ngrams, titles=titles, unigrams=unigrams, bigrams=bigrams)
+    return create(method, resources)
+
+
+@cache
+def _default(method: str) -> Segmenter:
+    return create(method)
+
+
+def segment(query: str, method: str = "naive") -> Segmentation:
+    """Segment one query with the built-in default resources."""
+    return _default(method).segment(query)

@@ -1,0 +1,295 @@
+"""The ``qseg`` command line: segment, evaluate, tune and list methods.
+
+Errors in input (files, queries, method specs) print one line ``qseg: error: ...`` naming the
+file and line where known, and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from importlib.metadata import version
+from pathlib import Path
+from typing import IO, Any
+
+from qseg.corpora.webis import read_references, read_segmentations
+from qseg.errors import InputError, QsegError
+from qseg.evaluation.matching import PROTOCOLS, SystemScores, choose_reference, evaluate
+from qseg.fileio import decode_line
+from qseg.query import QueryError, normalize
+from qseg.resources.bundle import Resources
+from qseg.segmentation import Segmentation
+from qseg.segmenters.base import RankingSegmenter, Segmenter
+from qseg.segmenters.pmi import tune_tau
+from qseg.segmenters.registry import METHODS, create
+
+EXIT_BAD_INPUT = 2
+
+
+def _add_resource_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("resources (default: built-in Web1T 1-/2-gram counts)")
+    group.add_argument("--ngrams", metavar="FILE", help="n-gram counts, ngram<TAB>count lines")
+    group.add_argument("--titles", metavar="FILE", help="Wikipedia titles, one a line")
+    group.add_argument(
+        "--unigrams", metavar="FILE", help="word log10 probabilities (PMI), word<TAB>logp lines"
+    )
+    group.add_argument(
+        "--bigrams", metavar="FILE", help="2-gram log10 probabilities (PMI), w1 w2<TAB>logp lines"
+    )
+
+
+def _resources(args: argparse.Namespace) -> Resources:
+    return Resources.load(
+        ngrams=args.ngrams, titles=args.titles, unigrams=args.unigrams, bigrams=args.bigrams
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="qseg", description="Web search query segmentation: segment, evaluate, tune."
+    )
+    parser.add_argument("--version", action="version", version=f"qseg {version('qseg')}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    seg = commands.add_parser(
+        "segment",
+        help="segment queries",
+        description="Segment the QUERY arguments, or stdin one query a line (`id<TAB>query` "
+        "lines keep their id). Output: `[id<TAB>]segmentation` in input order.",
+    )
+    seg.add_argument("queries", nargs="*", metavar="QUERY", help="queries (default: stdin)")
+    seg.add_argument(
+        "--method", default="naive", help="method spec, e.g. naive, wiki, 'pmi(tau=0.9)'"
+    )
+    _add_resource_flags(seg)
+    seg.add_argument("--k", type=int, default=1, help="list the K best segmentations with scores")
+    seg.add_argument("--format", choices=("pipe", "quoted", "json"), default="pipe")
+    seg.add_argument(
+        "--skip-bad-lines",
+        action="store_true",
+        help="report bad input lines on stderr and go on (default: stop at the first)",
+    )
+    seg.set_defaults(run=_cmd_segment)
+
+    ev = commands.add_parser(
+        "evaluate",
+        help="score segmentation files against human references",
+        description="Matching metrics of paper 003 for each SEGFILE (`id<TAB>seg|ments`, "
+        "named NAME=FILE or by file stem) against the gold file (Webis crowd votes or "
+        "`id<TAB>seg|ments`).",
+    )
+    ev.add_argument("segfiles", nargs="+", metavar="SEGFILE")
+    ev.add_argument("--gold", required=True, metavar="FILE")
+    ev.add_argument("--protocol", choices=PROTOCOLS, default="majority")
+    ev.add_argument("--format", choices=("table", "json"), default="table")
+    ev.set_defaults(run=_cmd_evaluate)
+
+    tune = commands.add_parser("tune", help="tune a method's parameters on references")
+    tune_methods = tune.add_subparsers(dest="method", required=True, metavar="METHOD")
+    pmi = tune_methods.add_parser(
+        "pmi",
+        help="choose the PMI threshold tau maximizing break accuracy",
+        description="Choose tau maximizing break accuracy on the gold references.",
+    )
+    pmi.add_argument("--gold", required=True, metavar="FILE")
+    pmi.add_argument("--protocol", choices=("majority", "all-agree"), default="majority")
+    _add_resource_flags(pmi)
+    pmi.set_defaults(run=_cmd_tune_pmi)
+
+    methods = commands.add_parser("methods", help="list the segmentation methods")
+    methods.set_defaults(run=_cmd_methods)
+    return parser
+
+
+# -- segment ---------------------------------------------------------------------------------
+
+
+def _stdin_queries(skip_bad: bool) -> Iterator[tuple[str | None, str]]:
+    """``(id, query text)`` for every stdin line; bad lines raise, or are reported and skipped."""
+    interactive = sys.stdin.isatty()
+    for lineno, raw in enumerate(sys.stdin.buffer, start=1):
+        try:
+            text = decode_line(raw.rstrip(b"\n"), "<stdin>", lineno)
+            ident: str | None = None
+            if "\t" in text:
+                ident, text = text.split("\t", 1)
+                if "\t" in text:
+                    raise InputError("<stdin>", lineno, "expected `query` or `id<TAB>query`")
+                if not ident.strip():
+                    raise InputError("<stdin>", lineno, "empty query id")
+            try:
+                normalize(text)
+            except QueryError as exc:
+                raise InputError("<stdin>", lineno, str(exc)) from None
+        except InputError as exc:
+            if not skip_bad:
+                raise
+            print(f"qseg: skipped {exc}", file=sys.stderr)
+            continue
+        yield ident, text
+        if interactive:
+            sys.stdout.flush()
+
+
+def _arg_queries(queries: Sequence[str]) -> Iterator[tuple[str | None, str]]:
+    for position, text in enumerate(queries, start=1):
+        try:
+            normalize(text)
+        except QueryError as exc:
+            raise InputError(f"QUERY argument {position}", None, str(exc)) from None
+        yield None, text
+
+
+def _render(seg: Segmentation, fmt: str) -> str:
+    return seg.to_quoted() if fmt == "quoted" else seg.to_pipe()
+
+
+def _cmd_segment(args: argparse.Namespace, out: IO[str]) -> None:
+    if args.k < 1:
+        raise QsegError(f"--k must be at least 1, got {args.k}")
+    segmenter: Segmenter = create(args.method, _resources(args))
+    ranking = isinstance(segmenter, RankingSegmenter)
+    if args.k > 1 and not ranking:
+        raise QsegError(f"method {segmenter.spec!r} does not rank segmentations; drop --k")
+    source = _arg_queries(args.queries) if args.queries else _stdin_queries(args.skip_bad_lines)
+    for ident, text in source:
+        prefix = "" if ident is None else f"{ident}\t"
+        if args.format == "json":
+            out.write(json.dumps(_json_record(segmenter, ident, text, args.k)) + "\n")
+        elif args.k == 1:
+            out.write(f"{prefix}{_render(segmenter.segment(text), args.format)}\n")
+        else:
+            assert isinstance(segmenter, RankingSegmenter)
+            for rank, (seg, score) in enumerate(segmenter.rank(text, args.k), start=1):
+                out.write(f"{prefix}{rank}\t{_render(seg, args.format)}\t{score}\n")
+
+
+def _json_record(segmenter: Segmenter, ident: str | None, text: str, k: int) -> dict[str, Any]:
+    def describe(seg: Segmentation) -> dict[str, Any]:
+        return {
+            "segmentation": seg.to_pipe(),
+            "quoted": seg.to_quoted(),
+            "segments": list(seg.segment_texts),
+        }
+
+    record: dict[str, Any] = {"id": ident, "query": " ".join(normalize(text))}
+    if isinstance(segmenter, RankingSegmenter):
+        ranked = segmenter.rank(text, k)
+        record |= describe(ranked[0][0]) | {"score": ranked[0][1]}
+        if k > 1:
+            record["ranking"] = [describe(seg) | {"score": score} for seg, score in ranked]
+    else:
+        record |= describe(segmenter.segment(text))
+    return record
+
+
+# -- evaluate --------------------------------------------------------------------------------
+
+
+def _named_files(specs: Sequence[str]) -> dict[str, Path]:
+    named: dict[str, Path] = {}
+    for spec in specs:
+        name, eq, path = spec.partition("=")
+        if not eq:
+            name, path = Path(spec).stem, spec
+        if name in named:
+            raise QsegError(f"two segmentation files are named {name!r}; use NAME=FILE")
+        named[name] = Path(path)
+    return named
+
+
+def _format_table(rows: Sequence[SystemScores]) -> str:
+    header = ("system", "queries", "query acc", "seg prec", "seg rec", "seg F", "break acc")
+    body = [
+        (
+            r.system,
+            str(r.queries),
+            *(
+                f"{v:.3f}"
+                for v in (
+                    r.query_accuracy,
+                    r.segment_precision,
+                    r.segment_recall,
+                    r.segment_f1,
+                    r.break_accuracy,
+                )
+            ),
+        )
+        for r in rows
+    ]
+    widths = [max(len(row[i]) for row in (header, *body)) for i in range(len(header))]
+    lines = []
+    for row in (header, *body):
+        cells = [row[0].ljust(widths[0])]
+        cells += [cell.rjust(width) for cell, width in zip(row[1:], widths[1:], strict=True)]
+        lines.append("  ".join(cells))
+    return "\n".join(lines)
+
+
+def _cmd_evaluate(args: argparse.Namespace, out: IO[str]) -> None:
+    gold = read_references(args.gold)
+    systems = {}
+    for name, path in _named_files(args.segfiles).items():
+        outputs = read_segmentations(path)
+        extra = len(outputs.keys() - gold.keys())
+        if extra:
+            print(
+                f"qseg: note: {path}: {extra} segmentations of queries not in the gold file "
+                "are ignored",
+                file=sys.stderr,
+            )
+        systems[name] = outputs
+    results = evaluate(systems, gold, args.protocol)
+    if args.format == "json":
+        out.write(json.dumps([r.summary() for r in results], indent=2) + "\n")
+    else:
+        out.write(_format_table(results) + "\n")
+
+
+# -- tune ------------------------------------------------------------------------------------
+
+
+def _cmd_tune_pmi(args: argparse.Namespace, out: IO[str]) -> None:
+    gold = read_references(args.gold)
+    references = [
+        ref for refs in gold.values() if (ref := choose_reference(args.protocol, refs)) is not None
+    ]
+    choice = tune_tau(_resources(args).require_probabilities(), references)
+    out.write(
+        f"tau={choice.tau!r}\tbreak_accuracy={choice.break_accuracy:.4f}\t"
+        f"queries={choice.queries}\tgaps={choice.gaps}\n"
+    )
+
+
+# -- methods ---------------------------------------------------------------------------------
+
+
+def _cmd_methods(args: argparse.Namespace, out: IO[str]) -> None:
+    for method in METHODS.values():
+        out.write(f"{method.name}: {method.summary}\n    needs: {method.needs}\n")
+        for key, param in method.params.items():
+            out.write(f"    {key}={param.default!r} ({param.kind.__name__}): {param.help}\n")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        args.run(args, sys.stdout)
+        sys.stdout.flush()
+    except QsegError as exc:
+        print(f"qseg: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:  # output closed early, e.g. piped into `head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

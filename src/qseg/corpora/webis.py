@@ -1,0 +1,127 @@
+"""Readers for the Webis-QSeC-10 file formats (Hagen et al., WWW 2011 and CIKM 2012).
+
+- query files: ``id<TAB>query``;
+- crowd votes: ``id<TAB>[(votes, 'seg|ments'), ...]``, a Python literal list; most queries have
+  10 votes in all, a few have more (the released file has 8 such queries);
+- algorithm outputs (and ``qseg segment`` output): ``id<TAB>seg|ments``.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from qseg.errors import InputError, QsegError
+from qseg.fileio import StrPath, read_lines, split_fields
+from qseg.query import QueryError, normalize
+from qseg.segmentation import Segmentation
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One distinct reference segmentation of a query and how many annotators gave it."""
+
+    segmentation: Segmentation
+    votes: int
+
+
+def _check_id(ident: str, seen: set[str], source: str, lineno: int) -> None:
+    if not ident.strip():
+        raise InputError(source, lineno, "empty query id")
+    if ident in seen:
+        raise InputError(source, lineno, f"duplicate query id {ident!r}")
+    seen.add(ident)
+
+
+def _non_empty(result: dict, source: str) -> dict:
+    if not result:
+        raise InputError(source, None, "no records in file (it is empty)")
+    return result
+
+
+def read_queries(path: StrPath) -> dict[str, tuple[str, ...]]:
+    """Query id -> normalized words, in file order."""
+    source = str(path)
+    queries: dict[str, tuple[str, ...]] = {}
+    seen: set[str] = set()
+    for lineno, line in read_lines(path):
+        ident, text = split_fields(line, source, lineno, 2)
+        _check_id(ident, seen, source, lineno)
+        try:
+            queries[ident] = normalize(text)
+        except QueryError as exc:
+            raise InputError(source, lineno, str(exc)) from None
+    return _non_empty(queries, source)
+
+
+def parse_segmentation(text: str, source: str, lineno: int) -> Segmentation:
+    """Pipe text from a file, with errors naming the line."""
+    try:
+        return Segmentation.from_pipe(text)
+    except QsegError as exc:
+        raise InputError(source, lineno, str(exc)) from None
+
+
+def read_segmentations(path: StrPath) -> dict[str, Segmentation]:
+    """Query id -> segmentation, from ``id<TAB>pipe text`` lines (Webis algorithm output)."""
+    source = str(path)
+    result: dict[str, Segmentation] = {}
+    seen: set[str] = set()
+    for lineno, line in read_lines(path):
+        ident, text = split_fields(line, source, lineno, 2)
+        _check_id(ident, seen, source, lineno)
+        result[ident] = parse_segmentation(text, source, lineno)
+    return _non_empty(result, source)
+
+
+def _parse_votes(text: str, source: str, lineno: int) -> list[Reference]:
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        raise InputError(source, lineno, "votes are not a Python literal list") from None
+    if not isinstance(value, list) or not value:
+        raise InputError(source, lineno, "expected a non-empty list of (votes, segmentation)")
+    refs: list[Reference] = []
+    for item in value:
+        if (
+            not isinstance(item, tuple)
+            or len(item) != 2
+            or not isinstance(item[0], int)
+            or isinstance(item[0], bool)
+            or item[0] < 1
+            or not isinstance(item[1], str)
+        ):
+            raise InputError(
+                source, lineno, f"expected (positive votes, 'segmentation'), got {item!r}"
+            )
+        refs.append(Reference(parse_segmentation(item[1], source, lineno), item[0]))
+    if len({r.segmentation.words for r in refs}) != 1:
+        raise InputError(source, lineno, "the voted segmentations are of different queries")
+    if len({r.segmentation for r in refs}) != len(refs):
+        raise InputError(source, lineno, "the same segmentation is listed twice")
+    return refs
+
+
+def read_votes(path: StrPath) -> dict[str, list[Reference]]:
+    """Query id -> references in file order, from the Webis crowd-vote file."""
+    source = str(path)
+    result: dict[str, list[Reference]] = {}
+    seen: set[str] = set()
+    for lineno, line in read_lines(path):
+        ident, text = split_fields(line, source, lineno, 2)
+        _check_id(ident, seen, source, lineno)
+        result[ident] = _parse_votes(text, source, lineno)
+    return _non_empty(result, source)
+
+
+def read_references(path: StrPath) -> dict[str, list[Reference]]:
+    """Gold references from either a crowd-vote file or an ``id<TAB>segmentation`` file.
+
+    The format is told by the first record: a second column starting with ``[`` is votes.
+    A plain segmentation file gives each query one reference with one vote.
+    """
+    for _, line in read_lines(path):
+        if line.partition("\t")[2].lstrip().startswith("["):
+            return read_votes(path)
+        break
+    return {k: [Reference(s, 1)] for k, s in read_segmentations(path).items()}

@@ -1,0 +1,135 @@
+"""Reading text input line by line with errors that name the file and line.
+
+Every reader in qseg goes through :func:`read_lines`, so invalid UTF-8, binary data and
+missing files are reported the same way everywhere.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import tempfile
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO, TextIO
+
+from qseg.errors import InputError
+
+StrPath = str | os.PathLike[str]
+
+
+def _open_binary(path: Path) -> BinaryIO:
+    try:
+        if path.suffix == ".gz":
+            return gzip.open(path, "rb")  # type: ignore[return-value]
+        return path.open("rb")
+    except FileNotFoundError:
+        raise InputError(path, None, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(path, None, "is a directory, not a file") from None
+    except PermissionError:
+        raise InputError(path, None, "permission denied") from None
+
+
+_BLOCK = 1 << 20
+MAX_LINE_BYTES = 16 << 20
+"""Longest line accepted (16 MiB): longer lines are refused, as they come from binary files."""
+
+
+def _decode_block(raw: bytes, source: str, first_lineno: int) -> list[str]:
+    """Decode a block of whole lines at once; on failure find the offending line."""
+    if b"\x00" not in raw:
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        else:
+            lines = text.split("\n")
+            if "\r" in text:
+                lines = [line.removesuffix("\r") for line in lines]
+            return lines
+    for offset, line in enumerate(raw.split(b"\n")):
+        decode_line(line, source, first_lineno + offset)
+    raise AssertionError("unreachable: block failed to decode but no line did")
+
+
+def decode_line(raw: bytes, source: str, lineno: int) -> str:
+    """Decode one line (without its line ending) as UTF-8, naming the line if it is not."""
+    if b"\x00" in raw:
+        raise InputError(source, lineno, "binary data (NUL byte); expected UTF-8 text")
+    try:
+        return raw.decode("utf-8").removesuffix("\r")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            source, lineno, f"invalid UTF-8 at byte {exc.start}; input must be UTF-8 encoded"
+        ) from None
+
+
+def iter_stream(stream: BinaryIO, source: str) -> Iterator[tuple[int, str]]:
+    """Yield ``(line_number, text)`` for every line of a binary stream, without line endings.
+
+    Lines are decoded a block at a time (fast); a line with invalid UTF-8 or a NUL byte raises
+    an :class:`InputError` naming it. A UTF-8 byte order mark at the start is dropped.
+    """
+    lineno = 1
+    pending = b""
+    try:
+        while True:
+            block = stream.read1(_BLOCK)
+            if not block:
+                break
+            block = pending + block
+            cut = block.rfind(b"\n")
+            if cut < 0:
+                if len(block) > MAX_LINE_BYTES:
+                    raise InputError(
+                        source, lineno, f"line longer than {MAX_LINE_BYTES} bytes; not a text file?"
+                    )
+                pending = block
+                continue
+            pending = block[cut + 1 :]
+            lines = _decode_block(block[:cut], source, lineno)
+            if lineno == 1:
+                lines[0] = lines[0].removeprefix("\ufeff")
+            for line in lines:
+                yield lineno, line
+                lineno += 1
+        if pending:
+            (line,) = _decode_block(pending, source, lineno)
+            yield lineno, line.removeprefix("\ufeff") if lineno == 1 else line
+    except (OSError, EOFError, zlib.error) as exc:  # truncated or corrupt gzip, I/O failure
+        raise InputError(source, None, f"cannot be read: {exc}") from None
+
+
+def read_lines(path: StrPath) -> Iterator[tuple[int, str]]:
+    """Yield ``(line_number, text)`` for every line of a UTF-8 file (``.gz`` is decompressed)."""
+    p = Path(path)
+    with _open_binary(p) as stream:
+        yield from iter_stream(stream, str(p))
+
+
+def split_fields(text: str, source: str, lineno: int, count: int) -> list[str]:
+    """Split a tab-separated line into exactly ``count`` fields or raise naming the line."""
+    fields = text.split("\t")
+    if len(fields) != count:
+        raise InputError(
+            source, lineno, f"expected {count} tab-separated fields, found {len(fields)}"
+        )
+    return fields
+
+
+@contextmanager
+def atomic_write(path: StrPath) -> Iterator[TextIO]:
+    """Write a text file so that readers see either the old file or the complete new one."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
+            yield out
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

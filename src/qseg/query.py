@@ -1,0 +1,52 @@
+"""Query normalization: the one function that turns user text into the words qseg works on.
+
+A query is lower-cased and split on whitespace. Apostrophes, hyphens, periods, digits and ``&``
+stay inside words (the Webis corpus has ``u.s.``, ``x-ray``, ``mother's``). The four characters
+that the text forms of a segmentation reserve -- ``|``, ``"``, ``(`` and ``)`` -- separate words
+like whitespace, so that every normalized query round-trips through every text form.
+Non-ASCII text is brought to Unicode NFKC form first (full-width letters, ligatures).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from qseg.errors import QsegError
+
+MAX_QUERY_WORDS = 1000
+"""Longest query accepted. Decoding is linear in the query length, so the limit only guards
+against runaway input (a whole document pasted as one line)."""
+
+_RESERVED = str.maketrans({'"': " ", "|": " ", "(": " ", ")": " "})
+
+# One or more words of printable ASCII other than upper case and the reserved characters,
+# separated by single spaces: text that normalize() would return unchanged.
+_NORMAL_ASCII = re.compile(r"[!#-'*-@\[-{}~]+(?: [!#-'*-@\[-{}~]+)*").fullmatch
+
+
+class QueryError(QsegError):
+    """A query that cannot be segmented (empty, or longer than :data:`MAX_QUERY_WORDS`)."""
+
+
+def normalize(text: str) -> tuple[str, ...]:
+    """Return the words of a query: NFKC, lower case, reserved characters as separators."""
+    if _NORMAL_ASCII(text):
+        words = tuple(text.split(" "))
+    else:
+        if not text.isascii():
+            # lower-casing can leave text that NFKC changes again, hence NFKC on both sides
+            text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).lower())
+        words = tuple(text.lower().translate(_RESERVED).split())
+    if not words:
+        raise QueryError("empty query: it has no words")
+    if len(words) > MAX_QUERY_WORDS:
+        raise QueryError(f"query has {len(words)} words; the limit is {MAX_QUERY_WORDS}")
+    return words
+
+
+def normalize_key(text: str) -> str:
+    """The normalized words of ``text`` joined by single spaces: the key of n-gram tables."""
+    if _NORMAL_ASCII(text):
+        return text
+    return " ".join(normalize(text))

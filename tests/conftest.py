@@ -1,0 +1,33 @@
+"""Shared fixtures: the real corpora in ../shared (tests skip cleanly without them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+WEBIS = SHARED / "data" / "webis-qsec-10-training"
+
+
+def webis_file(name: str) -> Path:
+    """A file of the Webis-QSeC-10 training corpus, skipping the test if it is absent."""
+    path = WEBIS / name
+    if not path.exists():
+        pytest.skip(f"Webis-QSeC-10 corpus not found at {path} (../shared is absent)")
+    return path
+
+
+@pytest.fixture
+def write(tmp_path: Path):
+    """Write text (str) or raw bytes to a file in a temporary directory; returns its path."""
+
+    def _write(name: str, content: str | bytes) -> Path:
+        path = tmp_path / name
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+        return path
+
+    return _write

@@ -1,0 +1,236 @@
+"""The qseg command line, run as a user runs it: a subprocess with stdin, stdout and status."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import webis_file
+
+COUNTS = "new york\t100\nyork yankees\t10\nnew york yankees\t1\nyankees tickets\t2\n"
+
+
+def qseg(*args, stdin: bytes | str = b"") -> subprocess.CompletedProcess:
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    return subprocess.run(
+        [sys.executable, "-m", "qseg", *map(str, args)],
+        input=data,
+        capture_output=True,
+        timeout=120,
+    )
+
+
+def out(result) -> str:
+    assert result.returncode == 0, result.stderr.decode()
+    return result.stdout.decode()
+
+
+@pytest.fixture
+def ngrams(write):
+    return write("counts.txt", COUNTS)
+
+
+def assert_one_line_error(result, *fragments):
+    err = result.stderr.decode()
+    assert result.returncode == 2
+    assert "Traceback" not in err
+    assert err.startswith("qseg: error: ") and err.count("\n") == 1, err
+    for fragment in fragments:
+        assert fragment in err
+
+
+def test_segment_with_the_built_in_default():
+    assert out(qseg("segment", "new york yankees tickets")) == "new york|yankees|tickets\n"
+
+
+def test_segment_arguments_and_formats(ngrams):
+    assert out(qseg("segment", "--ngrams", ngrams, "New York Yankees", "a b")) == (
+        "new york|yankees\na|b\n"
+    )
+    assert out(qseg("segment", "--ngrams", ngrams, "--format", "quoted", "new york yankees")) == (
+        '"new york" yankees\n'
+    )
+
+
+def test_stdin_ids_are_kept_in_input_order(ngrams):
+    stdin = "q2\tnew york yankees tickets\nyork yankees\nq1\tnew york\n"
+    assert out(qseg("segment", "--ngrams", ngrams, stdin=stdin)) == (
+        "q2\tnew york|yankees tickets\nyork yankees\nq1\tnew york\n"
+    )
+
+
+def test_k_best_with_scores(ngrams):
+    lines = out(qseg("segment", "--ngrams", ngrams, "--k", "3", "new york yankees")).splitlines()
+    assert lines == [
+        "1\tnew york|yankees\t400",
+        "2\tnew|york yankees\t40",
+        "3\tnew york yankees\t27",
+    ]
+
+
+def test_json_records(ngrams):
+    text = out(
+        qseg(
+            "segment",
+            "--ngrams",
+            ngrams,
+            "--format",
+            "json",
+            "--k",
+            "2",
+            stdin="7\tnew york yankees\n",
+        )
+    )
+    record = json.loads(text)
+    assert record["id"] == "7"
+    assert record["segmentation"] == "new york|yankees"
+    assert record["quoted"] == '"new york" yankees'
+    assert record["segments"] == ["new york", "yankees"]
+    assert record["score"] == 400
+    assert [r["score"] for r in record["ranking"]] == [400, 40]
+
+
+@pytest.mark.parametrize(
+    "stdin, fragment",
+    [
+        (b"a b\n   \nc d\n", "<stdin>:2: empty query"),
+        (b"a b\nc \xff d\n", "<stdin>:2: invalid UTF-8"),
+        (b"a\x00b\n", "<stdin>:1: binary data"),
+        (b"1\ta\tb\n", "<stdin>:1: expected `query` or `id<TAB>query`"),
+        (b"\ta b\n", "<stdin>:1: empty query id"),
+        (("w " * 1001).encode() + b"\n", "<stdin>:1: query has 1001 words; the limit is 1000"),
+    ],
+)
+def test_bad_lines_stop_the_batch_with_one_line(ngrams, stdin, fragment):
+    assert_one_line_error(qseg("segment", "--ngrams", ngrams, stdin=stdin), fragment)
+
+
+def test_bad_lines_are_skipped_only_when_asked(ngrams):
+    result = qseg(
+        "segment", "--ngrams", ngrams, "--skip-bad-lines", stdin=b"a b\n\xff\n\nnew york\n"
+    )
+    assert out(result) == "a|b\nnew york\n"
+    assert result.stderr.decode().splitlines() == [
+        "qseg: skipped <stdin>:2: invalid UTF-8 at byte 0; input must be UTF-8 encoded",
+        "qseg: skipped <stdin>:3: empty query: it has no words",
+    ]
+
+
+def test_a_200_word_query_is_segmented(ngrams):
+    query = " ".join(["new york yankees tickets"] * 50)
+    seg = out(qseg("segment", "--ngrams", ngrams, query)).strip()
+    assert seg.replace("|", " ") == query
+    assert seg.count("new york|yankees tickets") == 50
+
+
+@pytest.mark.parametrize(
+    "args, fragments",
+    [
+        (["segment", "--ngrams", "missing.txt", "a"], ["missing.txt: no such file"]),
+        (["segment", "--method", "magic", "a"], ["unknown method 'magic'"]),
+        (["segment", "--method", "wiki", "a"], ["needs Wikipedia titles"]),
+        (["segment", "--k", "0", "a"], ["--k must be at least 1"]),
+        (["segment", "--method", "pmi", "--k", "2", "a"], ["does not rank"]),
+        (["segment", ""], ["QUERY argument 1: empty query"]),
+    ],
+)
+def test_usage_errors(args, fragments):
+    assert_one_line_error(qseg(*args), *fragments)
+
+
+def test_malformed_counts_file_names_the_line(write):
+    bad = write("bad.txt", "a b\t3\na b c\n")
+    assert_one_line_error(qseg("segment", "--ngrams", bad, "a b"), "bad.txt:2: expected 2")
+
+
+GOLD = "1\t[(6, 'new york|yankees'), (4, 'new|york|yankees')]\n2\t[(10, 'a b')]\n"
+
+
+def test_evaluate_table_and_json(write):
+    gold = write("gold.txt", GOLD)
+    good = write("good.txt", "1\tnew york|yankees\n2\ta b\n")
+    bad = write("bad.txt", "2\ta|b\n1\tnew|york|yankees\n3\tx\n")
+    table = out(qseg("evaluate", "--gold", gold, good, f"split={bad}")).splitlines()
+    assert table[0].split() == [
+        "system",
+        "queries",
+        "query",
+        "acc",
+        "seg",
+        "prec",
+        "seg",
+        "rec",
+        "seg",
+        "F",
+        "break",
+        "acc",
+    ]
+    assert table[1].split() == ["good", "2", "1.000", "1.000", "1.000", "1.000", "1.000"]
+    assert table[2].split() == ["split", "2", "0.000", "0.200", "0.333", "0.250", "0.333"]
+    result = qseg(
+        "evaluate",
+        "--gold",
+        gold,
+        "--protocol",
+        "best-of",
+        "--format",
+        "json",
+        good,
+        f"split={bad}",
+    )
+    rows = json.loads(out(result))
+    assert [r["system"] for r in rows] == ["good", "split"]
+    assert set(rows[0]) == {
+        "system",
+        "queries",
+        "query_accuracy",
+        "segment_precision",
+        "segment_recall",
+        "segment_f1",
+        "break_accuracy",
+    }
+    assert rows[1]["query_accuracy"] == 0.5  # best-of finds new|york|yankees
+    assert "1 segmentations of queries not in the gold file are ignored" in result.stderr.decode()
+
+
+def test_evaluate_reports_missing_queries(write):
+    gold = write("gold.txt", GOLD)
+    partial = write("partial.txt", "1\tnew york|yankees\n")
+    assert_one_line_error(
+        qseg("evaluate", "--gold", gold, partial), "has no segmentation for query 2"
+    )
+
+
+def test_tune_pmi(write):
+    gold = write("gold.txt", "1\t[(10, 'new york|pizza')]\n")
+    uni = write("u.txt", "new\t-3\nyork\t-4\npizza\t-5\n")
+    bi = write("b.txt", "new york\t-5\nyork pizza\t-9.5\n")
+    line = out(qseg("tune", "pmi", "--gold", gold, "--unigrams", uni, "--bigrams", bi))
+    assert line == "tau=0.75\tbreak_accuracy=1.0000\tqueries=1\tgaps=2\n"
+
+
+def test_methods_lists_every_method():
+    text = out(qseg("methods"))
+    assert "naive:" in text and "wiki:" in text and "pmi:" in text and "tau=0.894775" in text
+
+
+def test_webis_query_file_goes_in_unchanged_and_comes_out_in_algorithm_format(tmp_path):
+    queries = webis_file("webis-qsec-10-training-set-queries.txt")
+    counts = webis_file("data/webis-qsec-10-training-set-n-gram-web-frequencies-google.txt")
+    titles = webis_file("data/webis-qsec-10-training-set-n-gram-wikipedia-titles.txt")
+    original = webis_file(
+        "segmentations-of-algorithms/webis-qsec-10-training-set-segmentations-stein2011e.txt"
+    )
+    result = qseg(
+        "segment",
+        "--method",
+        "wiki",
+        "--ngrams",
+        counts,
+        "--titles",
+        titles,
+        stdin=queries.read_bytes(),
+    )
+    assert out(result) == original.read_text()

@@ -1,0 +1,59 @@
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from qseg.query import MAX_QUERY_WORDS, QueryError, normalize, normalize_key
+
+
+def test_lower_cases_and_splits_on_any_whitespace():
+    assert normalize("  New\tYork \n Yankees  ") == ("new", "york", "yankees")
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("mother's day", ("mother's", "day")),
+        ("digital x-ray machines", ("digital", "x-ray", "machines")),
+        ("u.s. army & navy 2006", ("u.s.", "army", "&", "navy", "2006")),
+        ("linens 'n things", ("linens", "'n", "things")),
+    ],
+)
+def test_keeps_apostrophes_hyphens_periods_digits_and_ampersands(text, words):
+    assert normalize(text) == words
+
+
+def test_reserved_characters_separate_words():
+    assert normalize('"new york"|yankees (tickets)') == ("new", "york", "yankees", "tickets")
+
+
+def test_nfkc_folds_full_width_letters():
+    full_width = "\uff2e\uff25\uff37 \uff59\uff4f\uff52\uff4b"  # NEW york, full width
+    assert normalize(full_width) == ("new", "york")
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\t\n", '"|"', "()"])
+def test_empty_query_is_refused(text):
+    with pytest.raises(QueryError, match="empty query"):
+        normalize(text)
+
+
+def test_overlong_query_is_refused_with_the_limit():
+    with pytest.raises(QueryError, match=f"limit is {MAX_QUERY_WORDS}"):
+        normalize("w " * (MAX_QUERY_WORDS + 1))
+    assert len(normalize("w " * MAX_QUERY_WORDS)) == MAX_QUERY_WORDS
+
+
+def test_normalize_key_joins_words_with_single_spaces():
+    assert normalize_key("New  York") == "new york"
+    assert normalize_key("new york") == "new york"
+
+
+@given(st.text(min_size=1))
+def test_normalization_is_idempotent(text):
+    try:
+        words = normalize(text)
+    except QueryError:
+        return
+    assert normalize(" ".join(words)) == words
+    assert normalize_key(" ".join(words)) == " ".join(words)
+    assert all(w and not any(c.isspace() or c in '|"()' for c in w) for w in words)

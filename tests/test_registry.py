@@ -1,0 +1,58 @@
+import pytest
+
+from qseg.resources import NgramCounts, Resources, TitleSet
+from qseg.segmenters import METHODS, canonical_spec, create, parse_spec
+from qseg.segmenters.registry import SpecError
+
+RESOURCES = Resources(ngrams=NgramCounts({"a": 5, "b": 5, "a b": 3}), titles=TitleSet({"a b"}))
+
+
+@pytest.mark.parametrize(
+    "spec, canonical",
+    [
+        ("naive", "naive"),
+        ("NAIVE()", "naive"),
+        ("wiki", "wiki"),
+        ("wiki(unseen_titles=true)", "wiki(unseen_titles=true)"),
+        ("wiki( unseen_titles = yes , median=3461030 )", "wiki(unseen_titles=true)"),
+        ("wiki(median=10)", "wiki(median=10)"),
+        ("pmi(tau=0.894775)", "pmi"),
+        ("pmi(tau=1.5)", "pmi(tau=1.5)"),
+    ],
+)
+def test_specs_round_trip_and_match_the_built_segmenter(spec, canonical):
+    assert canonical_spec(spec) == canonical
+    assert canonical_spec(canonical) == canonical
+    assert create(spec, RESOURCES).spec == canonical
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("nope", "unknown method 'nope'; available: naive, pmi, wiki"),
+        ("naive(k=1)", "unknown parameter 'k=1'; known: none"),
+        ("pmi(tau=high)", "tau must be of type float"),
+        ("pmi(tau=nan)", "tau must be a number"),
+        ("wiki(unseen_titles=maybe)", "unseen_titles must be of type bool"),
+        ("wiki(median=0)", "median must be positive"),
+        ("wiki(median)", "unknown parameter 'median'"),
+        ("naive(", "malformed method spec"),
+    ],
+)
+def test_bad_specs_say_what_is_wrong(spec, message):
+    with pytest.raises(SpecError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        create(spec, RESOURCES)
+
+
+def test_every_method_has_defaults_that_parse():
+    for name, method in METHODS.items():
+        parsed, params = parse_spec(name)
+        assert parsed is method
+        assert params == {key: p.default for key, p in method.params.items()}
+
+
+def test_wiki_without_titles_is_a_clear_error():
+    from qseg.errors import QsegError
+
+    with pytest.raises(QsegError, match="needs Wikipedia titles: pass --titles"):
+        create("wiki", Resources(ngrams=RESOURCES.ngrams))

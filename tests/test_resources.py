@@ -1,0 +1,112 @@
+import gzip
+
+import pytest
+
+from qseg.errors import InputError
+from qseg.resources import LogProbabilities, NgramCounts, Resources, TitleSet
+
+
+def test_counts_file_is_normalized_and_case_variants_are_added(write):
+    path = write("c.txt", "new york\t10\nNew York\t5\nnew  york city\t3\n")
+    counts = NgramCounts.from_file(path)
+    assert dict(counts) == {"new york": 15, "new york city": 3}
+    assert counts.count("new york") == 15 and counts.count("boston") == 0
+    assert counts.max_order == 3
+    assert counts.extendable == frozenset({"new york"})
+
+
+def test_gzip_files_are_read(tmp_path):
+    path = tmp_path / "c.txt.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        f.write("a b\t7\n")
+    assert dict(NgramCounts.from_file(path)) == {"a b": 7}
+
+
+def test_crlf_and_byte_order_mark_are_accepted(write):
+    path = write("c.txt", "\ufeffa b\t7\r\nb c\t8\r\n")
+    assert dict(NgramCounts.from_file(path)) == {"a b": 7, "b c": 8}
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("a b\t7\na b 7\n", ":2: expected 2 tab-separated fields, found 1"),
+        ("a b\t7\tx\n", ":1: expected 2 tab-separated fields, found 3"),
+        ("a b\t-1\n", ":1: count '-1' is not a non-negative integer"),
+        ("a b\t1.5\n", ":1: count '1.5' is not a non-negative integer"),
+        ("a b\t7\n\t3\n", ":2: bad n-gram '': empty query"),
+        ("", ": no n-gram counts in file"),
+        (b"a b\t7\nc \xff\t3\n", ":2: invalid UTF-8 at byte 2"),
+        (b"\x00\x01\x02\x03", ":1: binary data"),
+    ],
+)
+def test_malformed_count_files_name_file_and_line(write, content, message):
+    path = write("bad.txt", content)
+    with pytest.raises(InputError) as info:
+        NgramCounts.from_file(path)
+    assert str(info.value).startswith(str(path))
+    assert message in str(info.value)
+
+
+def test_missing_and_directory_paths(tmp_path):
+    with pytest.raises(InputError, match=r"nope\.txt: no such file"):
+        NgramCounts.from_file(tmp_path / "nope.txt")
+    with pytest.raises(InputError, match="is a directory"):
+        TitleSet.from_file(tmp_path)
+
+
+def test_corrupt_gzip_is_reported(write):
+    path = write("c.txt.gz", b"\x1f\x8b\x08\x00garbage")
+    with pytest.raises(InputError, match="cannot be read"):
+        NgramCounts.from_file(path)
+
+
+def test_overlong_lines_are_refused(write, monkeypatch):
+    import qseg.fileio
+
+    monkeypatch.setattr(qseg.fileio, "MAX_LINE_BYTES", 100)
+    monkeypatch.setattr(qseg.fileio, "_BLOCK", 64)
+    path = write("c.txt", "x" * 1000)
+    with pytest.raises(InputError, match=":1: line longer than 100 bytes"):
+        NgramCounts.from_file(path)
+
+
+def test_titles_file(write):
+    titles = TitleSet.from_file(write("t.txt", "New York Yankees\nnew york\n"))
+    assert titles == {"new york yankees", "new york"}
+    assert titles.max_words == 3 and titles.extendable == {"new york"}
+    with pytest.raises(InputError, match=":1: expected one title a line"):
+        TitleSet.from_file(write("t2.txt", "a\tb\n"))
+    with pytest.raises(InputError, match=":2: bad n-gram"):
+        TitleSet.from_file(write("t3.txt", "a\n\n"))
+
+
+def test_probability_files(write):
+    uni = write("u.txt", "new\t-3.0\nyork\t-4\n")
+    bi = write("b.txt", "new york\t-5.5\n")
+    probs = LogProbabilities.from_files(uni, bi)
+    assert probs.pmi("new", "york") == pytest.approx(1.5)
+    with pytest.raises(InputError, match=":1: expected a 2-gram, found 1 words"):
+        LogProbabilities.from_files(uni, uni)
+    with pytest.raises(InputError, match=r":1: log10 probability 0.5 is not <= 0"):
+        LogProbabilities.from_files(write("u2.txt", "new\t0.5\n"), bi)
+    with pytest.raises(InputError, match=":2: duplicate entry for 'new'"):
+        LogProbabilities.from_files(write("u3.txt", "new\t-1\nNEW\t-2\n"), bi)
+    with pytest.raises(InputError, match=":1: 'x' is not a number"):
+        LogProbabilities.from_files(write("u4.txt", "new\tx\n"), bi)
+
+
+def test_resources_load_needs_both_probability_files(write):
+    from qseg.errors import QsegError
+
+    with pytest.raises(QsegError, match="both a unigram and a bigram file"):
+        Resources.load(unigrams=write("u.txt", "a\t-1\n"))
+
+
+def test_default_resources_are_the_wordsegment_web1t_counts():
+    counts = Resources().require_ngrams()
+    assert counts.max_order == 2
+    assert sum(" " not in k for k in counts) == 333_213
+    assert sum(" " in k for k in counts) == 258_437
+    assert counts.count("the") == 23_135_851_162  # the Web1T count of "the"
+    assert counts.count("new york") > 1_000_000
