@@ -39,9 +39,20 @@ def _check_words(words: tuple[str, ...]) -> None:
 
 
 class _Frozen:
-    """Base of the immutable value types: attributes are set once, in the constructor."""
+    """Base of the immutable value types: set once in the constructor, compared by value."""
 
     __slots__ = ()
+
+    def _value(self) -> tuple[Any, ...]:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._value() == other._value()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._value())
 
     def __setattr__(self, name: str, value: Any) -> NoReturn:
         raise AttributeError(f"{type(self).__name__} is immutable")
@@ -161,15 +172,8 @@ class Segmentation(_Frozen):
         """Quoted text as typed into a search engine; one-word segments stay unquoted."""
         return " ".join(f'"{text}"' if " " in text else text for text in self.segment_texts)
 
-    # -- value semantics -------------------------------------------------------------------
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Segmentation):
-            return NotImplemented
-        return self.words == other.words and self.breaks == other.breaks
-
-    def __hash__(self) -> int:
-        return hash((self.words, self.breaks))
+    def _value(self) -> tuple[Any, ...]:
+        return self.words, self.breaks
 
     def __str__(self) -> str:
         return self.to_pipe()
@@ -300,13 +304,8 @@ class NestedSegmentation(_Frozen):
         """Height of the root node (0 for a pair of words, -1 for a single word)."""
         return max(self.heights, default=-1)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NestedSegmentation):
-            return NotImplemented
-        return self.words == other.words and self.heights == other.heights
-
-    def __hash__(self) -> int:
-        return hash((self.words, self.heights))
+    def _value(self) -> tuple[Any, ...]:
+        return self.words, self.heights
 
     def __str__(self) -> str:
         return self.to_brackets()

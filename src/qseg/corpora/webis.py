@@ -9,12 +9,16 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from qseg.errors import InputError, QsegError
 from qseg.fileio import StrPath, read_lines, split_fields
 from qseg.query import QueryError, normalize
 from qseg.segmentation import Segmentation
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -25,33 +29,27 @@ class Reference:
     votes: int
 
 
-def _check_id(ident: str, seen: set[str], source: str, lineno: int) -> None:
-    if not ident.strip():
-        raise InputError(source, lineno, "empty query id")
-    if ident in seen:
-        raise InputError(source, lineno, f"duplicate query id {ident!r}")
-    seen.add(ident)
-
-
-def _non_empty(result: dict, source: str) -> dict:
+def _read_keyed(path: StrPath, parse: Callable[[str, str, int], T]) -> dict[str, T]:
+    """``id<TAB>value`` lines as a dict in file order; ids must be unique and non-empty."""
+    source = str(path)
+    result: dict[str, T] = {}
+    for lineno, line in read_lines(path):
+        ident, text = split_fields(line, source, lineno, 2)
+        if not ident.strip():
+            raise InputError(source, lineno, "empty query id")
+        if ident in result:
+            raise InputError(source, lineno, f"duplicate query id {ident!r}")
+        result[ident] = parse(text, source, lineno)
     if not result:
         raise InputError(source, None, "no records in file (it is empty)")
     return result
 
 
-def read_queries(path: StrPath) -> dict[str, tuple[str, ...]]:
-    """Query id -> normalized words, in file order."""
-    source = str(path)
-    queries: dict[str, tuple[str, ...]] = {}
-    seen: set[str] = set()
-    for lineno, line in read_lines(path):
-        ident, text = split_fields(line, source, lineno, 2)
-        _check_id(ident, seen, source, lineno)
-        try:
-            queries[ident] = normalize(text)
-        except QueryError as exc:
-            raise InputError(source, lineno, str(exc)) from None
-    return _non_empty(queries, source)
+def _parse_query(text: str, source: str, lineno: int) -> tuple[str, ...]:
+    try:
+        return normalize(text)
+    except QueryError as exc:
+        raise InputError(source, lineno, str(exc)) from None
 
 
 def parse_segmentation(text: str, source: str, lineno: int) -> Segmentation:
@@ -60,18 +58,6 @@ def parse_segmentation(text: str, source: str, lineno: int) -> Segmentation:
         return Segmentation.from_pipe(text)
     except QsegError as exc:
         raise InputError(source, lineno, str(exc)) from None
-
-
-def read_segmentations(path: StrPath) -> dict[str, Segmentation]:
-    """Query id -> segmentation, from ``id<TAB>pipe text`` lines (Webis algorithm output)."""
-    source = str(path)
-    result: dict[str, Segmentation] = {}
-    seen: set[str] = set()
-    for lineno, line in read_lines(path):
-        ident, text = split_fields(line, source, lineno, 2)
-        _check_id(ident, seen, source, lineno)
-        result[ident] = parse_segmentation(text, source, lineno)
-    return _non_empty(result, source)
 
 
 def _parse_votes(text: str, source: str, lineno: int) -> list[Reference]:
@@ -102,16 +88,19 @@ def _parse_votes(text: str, source: str, lineno: int) -> list[Reference]:
     return refs
 
 
+def read_queries(path: StrPath) -> dict[str, tuple[str, ...]]:
+    """Query id -> normalized words, in file order."""
+    return _read_keyed(path, _parse_query)
+
+
+def read_segmentations(path: StrPath) -> dict[str, Segmentation]:
+    """Query id -> segmentation, from ``id<TAB>pipe text`` lines (Webis algorithm output)."""
+    return _read_keyed(path, parse_segmentation)
+
+
 def read_votes(path: StrPath) -> dict[str, list[Reference]]:
     """Query id -> references in file order, from the Webis crowd-vote file."""
-    source = str(path)
-    result: dict[str, list[Reference]] = {}
-    seen: set[str] = set()
-    for lineno, line in read_lines(path):
-        ident, text = split_fields(line, source, lineno, 2)
-        _check_id(ident, seen, source, lineno)
-        result[ident] = _parse_votes(text, source, lineno)
-    return _non_empty(result, source)
+    return _read_keyed(path, _parse_votes)
 
 
 def read_references(path: StrPath) -> dict[str, list[Reference]]:
