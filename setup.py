@@ -1,6 +1,12 @@
-"""Build the compiled segmentation kernel; all other metadata lives in pyproject.toml."""
+"""Build the compiled kernels; all other metadata lives in pyproject.toml."""
 
 from Cython.Build import cythonize
 from setuptools import setup
 
-setup(ext_modules=cythonize(["src/qseg/segmenters/_kernel.pyx"], language_level=3))
+setup(
+    ext_modules=cythonize(
+        ["src/qseg/resources/_store.pyx", "src/qseg/segmenters/_kernel.pyx"],
+        include_path=["src"],
+        language_level=3,
+    )
+)

@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from qseg.resources import LogProbabilities, NgramCounts
+from qseg.resources import CountProbabilities, LogProbabilities, NgramCounts
 from qseg.segmentation import Segmentation
 from qseg.segmenters import PmiSegmenter, tune_tau
 from qseg.segmenters.pmi import PAPER_TAU
@@ -28,10 +28,9 @@ def test_break_iff_pmi_below_tau():
 
 
 def test_probabilities_from_counts_use_the_unigram_total():
-    probs = LogProbabilities.from_counts(NgramCounts({"a": 60, "b": 40, "a b": 10}))
-    assert probs.unigrams["a"] == pytest.approx(math.log10(0.6))
-    assert probs.bigrams["a b"] == pytest.approx(math.log10(0.1))
+    probs = CountProbabilities(NgramCounts({"a": 60, "b": 40, "a b": 10}))
     assert probs.pmi("a", "b") == pytest.approx(math.log10(0.1 / (0.6 * 0.4)))
+    assert probs.pmi("b", "a") == -math.inf
 
 
 def test_tuner_picks_the_threshold_with_the_best_break_accuracy():

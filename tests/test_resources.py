@@ -9,22 +9,23 @@ from qseg.resources import LogProbabilities, NgramCounts, Resources, TitleSet
 def test_counts_file_is_normalized_and_case_variants_are_added(write):
     path = write("c.txt", "new york\t10\nNew York\t5\nnew  york city\t3\n")
     counts = NgramCounts.from_file(path)
-    assert dict(counts) == {"new york": 15, "new york city": 3}
+    assert dict(counts.items()) == {"new york": 15, "new york city": 3}
     assert counts.count("new york") == 15 and counts.count("boston") == 0
-    assert counts.max_order == 3
-    assert counts.extendable == frozenset({"new york"})
+    assert counts.max_order == 3 and len(counts) == 2
+    assert counts.view.lookup("new york") == (True, 15, True)  # a prefix of a longer n-gram
+    assert counts.view.lookup("new york city") == (True, 3, False)
 
 
 def test_gzip_files_are_read(tmp_path):
     path = tmp_path / "c.txt.gz"
     with gzip.open(path, "wt", encoding="utf-8") as f:
         f.write("a b\t7\n")
-    assert dict(NgramCounts.from_file(path)) == {"a b": 7}
+    assert dict(NgramCounts.from_file(path).items()) == {"a b": 7}
 
 
 def test_crlf_and_byte_order_mark_are_accepted(write):
     path = write("c.txt", "\ufeffa b\t7\r\nb c\t8\r\n")
-    assert dict(NgramCounts.from_file(path)) == {"a b": 7, "b c": 8}
+    assert dict(NgramCounts.from_file(path).items()) == {"a b": 7, "b c": 8}
 
 
 @pytest.mark.parametrize(
@@ -72,9 +73,11 @@ def test_overlong_lines_are_refused(write, monkeypatch):
 
 
 def test_titles_file(write):
-    titles = TitleSet.from_file(write("t.txt", "New York Yankees\nnew york\n"))
-    assert titles == {"new york yankees", "new york"}
-    assert titles.max_words == 3 and titles.extendable == {"new york"}
+    titles = TitleSet.from_file(write("t.txt", "New York Yankees\nnew york\nthe bronx zoo\n"))
+    assert set(titles) == {"new york yankees", "new york", "the bronx zoo"}
+    assert "new york" in titles and "the bronx" not in titles and len(titles) == 3
+    assert titles.max_words == 3
+    assert titles.view.lookup("the bronx") == (True, 0, True)  # a prefix only
     with pytest.raises(InputError, match=":1: expected one title a line"):
         TitleSet.from_file(write("t2.txt", "a\tb\n"))
     with pytest.raises(InputError, match=":2: bad n-gram"):
@@ -106,7 +109,8 @@ def test_resources_load_needs_both_probability_files(write):
 def test_default_resources_are_the_wordsegment_web1t_counts():
     counts = Resources().require_ngrams()
     assert counts.max_order == 2
-    assert sum(" " not in k for k in counts) == 333_213
-    assert sum(" " in k for k in counts) == 258_437
+    keys = [key for key, _ in counts.items()]
+    assert sum(" " not in k for k in keys) == 333_213
+    assert sum(" " in k for k in keys) == 258_437
     assert counts.count("the") == 23_135_851_162  # the Web1T count of "the"
     assert counts.count("new york") > 1_000_000

@@ -2,7 +2,7 @@
 
 from qseg.resources.bundle import Resources
 from qseg.resources.counts import NgramCounts
-from qseg.resources.probabilities import LogProbabilities
+from qseg.resources.probabilities import CountProbabilities, LogProbabilities
 from qseg.resources.titles import TitleSet
 
-__all__ = ["LogProbabilities", "NgramCounts", "Resources", "TitleSet"]
+__all__ = ["CountProbabilities", "LogProbabilities", "NgramCounts", "Resources", "TitleSet"]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from qseg.errors import QsegError
 from qseg.fileio import StrPath
 from qseg.resources.counts import NgramCounts
-from qseg.resources.probabilities import LogProbabilities
+from qseg.resources.probabilities import CountProbabilities, LogProbabilities, Probabilities
 from qseg.resources.titles import TitleSet
 
 
@@ -17,7 +17,7 @@ class Resources:
 
     ngrams: NgramCounts | None = None
     titles: TitleSet | None = None
-    probabilities: LogProbabilities | None = None
+    probabilities: Probabilities | None = None
 
     @classmethod
     def load(
@@ -57,12 +57,8 @@ class Resources:
             )
         return self.titles
 
-    def require_probabilities(self) -> LogProbabilities:
+    def require_probabilities(self) -> Probabilities:
         """The user's probabilities, else relative frequencies of the counts in use."""
         if self.probabilities is not None:
             return self.probabilities
-        if self.ngrams is not None:
-            return LogProbabilities.from_counts(self.ngrams)
-        from qseg.resources.default import default_probabilities
-
-        return default_probabilities()
+        return CountProbabilities(self.require_ngrams())

@@ -1,13 +1,18 @@
-"""N-gram counts: ``ngram -> count`` for n-grams of normalized, space-joined words."""
+"""N-gram counts: ``ngram -> count`` for n-grams of normalized, space-joined words.
+
+Counts are always served from a store (:mod:`qseg.resources.store`): a store file built by
+``qseg build ngrams`` and memory-mapped, or an exact store built in memory from a plain
+``ngram<TAB>count`` file or a Python mapping.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from functools import cached_property
 
 from qseg.errors import InputError
 from qseg.fileio import StrPath, read_lines, split_fields
 from qseg.query import QueryError, normalize_key
+from qseg.resources.store import Store, StoreError, build_from_entries
 
 
 def parse_count(text: str, source: str, lineno: int) -> int:
@@ -25,56 +30,87 @@ def parse_ngram(text: str, source: str, lineno: int) -> str:
         raise InputError(source, lineno, f"bad n-gram {text!r}: {exc}") from None
 
 
-class NgramCounts(Mapping[str, int]):
-    """In-memory n-gram counts.
+def read_count_file(path: StrPath) -> dict[str, int]:
+    """``ngram<TAB>count`` lines; n-grams equal after normalization have their counts added."""
+    counts: dict[str, int] = {}
+    source = str(path)
+    for lineno, line in read_lines(path):
+        ngram, tab, count = line.partition("\t")
+        if not tab or "\t" in count:
+            split_fields(line, source, lineno, 2)  # raises, naming the field count
+        key = parse_ngram(ngram, source, lineno)
+        counts[key] = counts.get(key, 0) + parse_count(count, source, lineno)
+    if not counts:
+        raise InputError(source, None, "no n-gram counts in file (it is empty)")
+    return counts
 
-    Keys are normalized n-grams joined by single spaces. N-grams that normalize to the same key
-    (``New York`` and ``new york`` in case-sensitive Web1T files) have their counts added.
-    ``data`` is the plain dict that the compiled segmenter kernel reads.
+
+def open_store(path: StrPath, kind: str) -> Store:
+    """Open a store file and check that it holds ``kind``."""
+    store = Store.open(path)
+    if store.info.kind != kind:
+        raise StoreError(f"{path}: a store of {store.info.kind}, not of {kind}")
+    return store
+
+
+class NgramCounts:
+    """N-gram counts served from a store; ``NgramCounts({"new york": 10})`` builds one in memory.
+
+    Counts of n-grams that normalize to the same key (``New York`` and ``new york`` in
+    case-sensitive Web1T files) are added.
     """
 
-    def __init__(self, counts: Mapping[str, int]) -> None:
-        self.data: dict[str, int] = dict(counts)
-        self.max_order = max((k.count(" ") + 1 for k in self.data), default=0)
+    def __init__(self, counts: Mapping[str, int] | None = None, *, store: Store | None = None):
+        if store is None:
+            entries: dict[str, int] = {}
+            for ngram, count in (counts or {}).items():
+                key = normalize_key(ngram)
+                entries[key] = entries.get(key, 0) + count
+            store = build_from_entries(entries, kind="counts")
+        self.store = store
+        self.view = store.view
+        self.info = store.info
 
     @classmethod
     def from_file(cls, path: StrPath) -> NgramCounts:
-        """Read ``ngram<TAB>count`` lines (``.gz`` files are decompressed)."""
-        counts: dict[str, int] = {}
-        source = str(path)
-        for lineno, line in read_lines(path):
-            ngram, tab, count = line.partition("\t")
-            if not tab or "\t" in count:
-                split_fields(line, source, lineno, 2)  # raises, naming the field count
-            key = parse_ngram(ngram, source, lineno)
-            counts[key] = counts.get(key, 0) + parse_count(count, source, lineno)
-        if not counts:
-            raise InputError(source, None, "no n-gram counts in file (it is empty)")
-        return cls(counts)
+        """A store file (memory-mapped) or a plain ``ngram<TAB>count`` file (``.gz`` too)."""
+        if Store.is_store(path):
+            return cls(store=open_store(path, "counts"))
+        entries = read_count_file(path)
+        return cls(store=build_from_entries(entries, kind="counts", source={"file": str(path)}))
 
-    def __getitem__(self, ngram: str) -> int:
-        return self.data[ngram]
+    @property
+    def max_order(self) -> int:
+        """Words in the longest n-gram with a count."""
+        return self.info.max_words
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.data)
-
-    def __len__(self) -> int:
-        return len(self.data)
-
-    @cached_property
-    def extendable(self) -> frozenset[str]:
-        """Multiword n-grams that are proper prefixes of a longer n-gram with a count.
-
-        Segmenters extend a candidate segment word by word and stop as soon as no longer
-        n-gram can follow, which makes lookups per query nearly linear in its length.
-        """
-        prefixes = set()
-        for key, count in self.data.items():
-            if count > 0 and key.count(" ") >= 2:
-                words = key.split(" ")
-                prefixes.update(" ".join(words[:end]) for end in range(2, len(words)))
-        return frozenset(prefixes)
+    @property
+    def unigram_total(self) -> int:
+        """Sum of the 1-gram counts (the corpus size for relative frequencies)."""
+        return self.info.unigram_total
 
     def count(self, ngram: str) -> int:
         """The count of an n-gram, 0 if absent."""
-        return self.data.get(ngram, 0)
+        return int(self.view.lookup(ngram)[1])
+
+    def get(self, ngram: str, default: int = 0) -> int:
+        value = self.count(ngram)
+        return value if value else default
+
+    def __contains__(self, ngram: object) -> bool:
+        return isinstance(ngram, str) and self.count(ngram) > 0
+
+    def __len__(self) -> int:
+        """N-grams with a count (prefix-only entries excluded)."""
+        return self.info.entries
+
+    def items(self) -> Iterator[tuple[str, int]]:
+        """Every n-gram with its count (exact stores only), in hash order."""
+        for r, key in enumerate(self.store.keys()):
+            value = int(self.view.entry_at(r)[0])
+            if value:
+                yield key, value
+
+    def __repr__(self) -> str:
+        where = self.store.path or "memory"
+        return f"<NgramCounts {self.info.entries} n-grams, {self.info.mode}, {where}>"

@@ -1,13 +1,18 @@
-"""Word and 2-gram probabilities (log10) for the PMI baseline of paper 003, section 6.2."""
+"""Word and 2-gram probabilities (log10) for the PMI baseline of paper 003, section 6.2.
+
+Two sources: probability files (:class:`LogProbabilities`, the Microsoft Web N-gram form) and
+n-gram counts (:class:`CountProbabilities`). Both offer ``pmi(first, second)``.
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from typing import Protocol
 
-from qseg.errors import InputError
+from qseg.errors import InputError, QsegError
 from qseg.fileio import StrPath, read_lines, split_fields
-from qseg.resources.counts import parse_ngram
+from qseg.resources.counts import NgramCounts, parse_ngram
 
 
 def _read_log10(path: StrPath, order: int) -> dict[str, float]:
@@ -35,6 +40,12 @@ def _read_log10(path: StrPath, order: int) -> dict[str, float]:
     return values
 
 
+class Probabilities(Protocol):
+    """Anything that gives the PMI of two adjacent words."""
+
+    def pmi(self, first: str, second: str) -> float: ...
+
+
 class LogProbabilities:
     """log10 p(w) and log10 p(w1 w2); PMI(w1, w2) = log10 p(w1 w2) - log10 p(w1) - log10 p(w2).
 
@@ -50,25 +61,6 @@ class LogProbabilities:
         """Read word and 2-gram files of ``ngram<TAB>log10 probability`` lines."""
         return cls(_read_log10(unigrams, 1), _read_log10(bigrams, 2))
 
-    @classmethod
-    def from_counts(cls, counts: Mapping[str, int]) -> LogProbabilities:
-        """Relative frequencies; the total is the sum of the 1-gram counts."""
-        total = sum(c for k, c in counts.items() if " " not in k)
-        if total <= 0:
-            raise InputError("n-gram counts", None, "PMI needs 1-gram counts; none are present")
-        log_total = math.log10(total)
-        unigrams: dict[str, float] = {}
-        bigrams: dict[str, float] = {}
-        for key, count in counts.items():
-            if count <= 0:
-                continue
-            spaces = key.count(" ")
-            if spaces == 0:
-                unigrams[key] = math.log10(count) - log_total
-            elif spaces == 1:
-                bigrams[key] = math.log10(count) - log_total
-        return cls(unigrams, bigrams)
-
     def pmi(self, first: str, second: str) -> float:
         """Pointwise mutual information (log10) of two adjacent words."""
         joint = self.bigrams.get(f"{first} {second}")
@@ -77,3 +69,25 @@ class LogProbabilities:
         if joint is None or p1 is None or p2 is None:
             return -math.inf
         return joint - p1 - p2
+
+
+class CountProbabilities:
+    """PMI from n-gram counts: relative frequencies over the sum of the 1-gram counts.
+
+    Used for query-log statistics (PMI-Q of paper 000) and whenever no probability files are
+    given. A pair whose 2-gram or either word has no count has PMI -inf.
+    """
+
+    def __init__(self, counts: NgramCounts) -> None:
+        if counts.unigram_total <= 0:
+            raise QsegError("PMI from counts needs 1-gram counts; these counts have none")
+        self.counts = counts
+        self._log_total = math.log10(counts.unigram_total)
+
+    def pmi(self, first: str, second: str) -> float:
+        """Pointwise mutual information (log10) of two adjacent words."""
+        count = self.counts.count
+        joint, c1, c2 = count(f"{first} {second}"), count(first), count(second)
+        if not (joint and c1 and c2):
+            return -math.inf
+        return math.log10(joint) + self._log_total - math.log10(c1) - math.log10(c2)

@@ -1,45 +1,65 @@
-"""Wikipedia title sets: normalized titles, one membership test per candidate segment."""
+"""Wikipedia title sets, served from a store like n-gram counts (membership instead of counts)."""
 
 from __future__ import annotations
 
-from functools import cached_property
+from collections.abc import Iterable, Iterator
 
 from qseg.errors import InputError
 from qseg.fileio import StrPath, read_lines
-from qseg.resources.counts import parse_ngram
+from qseg.query import normalize_key
+from qseg.resources.counts import open_store, parse_ngram
+from qseg.resources.store import Store, build_from_entries
 
 
-class TitleSet(frozenset[str]):
-    """A frozen set of titles, each normalized like a query and joined by single spaces.
+def read_title_file(path: StrPath) -> set[str]:
+    """One title a line, normalized like a query."""
+    source = str(path)
+    titles = set()
+    for lineno, line in read_lines(path):
+        if "\t" in line:
+            raise InputError(source, lineno, "expected one title a line, found a tab")
+        titles.add(parse_ngram(line, source, lineno))
+    if not titles:
+        raise InputError(source, None, "no titles in file (it is empty)")
+    return titles
 
-    A ``frozenset`` subclass, so that the membership test segmenters run per candidate
-    segment stays a C-level operation.
-    """
+
+class TitleSet:
+    """A set of normalized titles; ``TitleSet({"new york"})`` builds one in memory."""
+
+    def __init__(self, titles: Iterable[str] = (), *, store: Store | None = None) -> None:
+        if store is None:
+            store = build_from_entries(dict.fromkeys(map(normalize_key, titles), 1), kind="titles")
+        self.store = store
+        self.view = store.view
+        self.info = store.info
 
     @classmethod
     def from_file(cls, path: StrPath) -> TitleSet:
-        """Read one title a line."""
-        source = str(path)
-        titles = set()
-        for lineno, line in read_lines(path):
-            if "\t" in line:
-                raise InputError(source, lineno, "expected one title a line, found a tab")
-            titles.add(parse_ngram(line, source, lineno))
-        if not titles:
-            raise InputError(source, None, "no titles in file (it is empty)")
-        return cls(titles)
+        """A title store file (memory-mapped) or a plain file of one title a line."""
+        if Store.is_store(path):
+            return cls(store=open_store(path, "titles"))
+        titles = read_title_file(path)
+        entries = dict.fromkeys(titles, 1)
+        return cls(store=build_from_entries(entries, kind="titles", source={"file": str(path)}))
 
-    @cached_property
+    @property
     def max_words(self) -> int:
         """Words in the longest title."""
-        return max((t.count(" ") + 1 for t in self), default=0)
+        return self.info.max_words
 
-    @cached_property
-    def extendable(self) -> frozenset[str]:
-        """Multiword proper prefixes of titles (see :attr:`NgramCounts.extendable`)."""
-        prefixes = set()
-        for title in self:
-            if title.count(" ") >= 2:
-                words = title.split(" ")
-                prefixes.update(" ".join(words[:end]) for end in range(2, len(words)))
-        return frozenset(prefixes)
+    def __contains__(self, title: object) -> bool:
+        return isinstance(title, str) and self.view.lookup(title)[1] > 0
+
+    def __len__(self) -> int:
+        return self.info.entries
+
+    def __iter__(self) -> Iterator[str]:
+        """Every title (exact stores only), in hash order."""
+        for r, key in enumerate(self.store.keys()):
+            if self.view.entry_at(r)[0]:
+                yield key
+
+    def __repr__(self) -> str:
+        where = self.store.path or "memory"
+        return f"<TitleSet {self.info.entries} titles, {self.info.mode}, {where}>"

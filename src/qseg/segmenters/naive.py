@@ -25,4 +25,4 @@ class NaiveSegmenter(SpanScoringSegmenter):
         self.spec = "naive"
 
     def span_weights(self, words: tuple[str, ...]) -> WeightTable:
-        return naive_table(words, self.counts.data, self.counts.extendable, self._power)
+        return naive_table(words, self.counts.view, self._power)

@@ -44,9 +44,6 @@ class WikiSegmenter(SpanScoringSegmenter):
         self.titles = titles
         self.unseen_titles = unseen_titles
         self.median = median
-        self._extendable = (
-            counts.extendable | titles.extendable if unseen_titles else counts.extendable
-        )
         options = []
         if unseen_titles:
             options.append("unseen_titles=true")
@@ -55,11 +52,5 @@ class WikiSegmenter(SpanScoringSegmenter):
         self.spec = f"wiki({', '.join(options)})" if options else "wiki"
 
     def span_weights(self, words: tuple[str, ...]) -> WeightTable:
-        return wiki_table(
-            words,
-            self.counts.data,
-            self._extendable,
-            self.titles,
-            self.unseen_titles,
-            self.median,
-        )
+        counts, titles = self.counts.view, self.titles.view
+        return wiki_table(words, counts, titles, self.unseen_titles, self.median)

@@ -1,0 +1,530 @@
+"""Immutable, memory-mapped stores of n-gram counts and title sets.
+
+A store maps keys (normalized n-grams, words joined by single spaces) to a value: a count for
+n-gram stores, membership for title stores. Every key also carries an *extendable* bit, set when
+it is a proper prefix of a longer key, so that segmenters stop extending a candidate segment as
+soon as no stored n-gram can follow. Proper prefixes of stored keys that have no value of their
+own are stored with value 0.
+
+Keys are placed by a 64-bit hash (see ``_store.pyx``): sorted by hash and grouped into 2^b
+buckets by the hash's top b bits, with on average 8 to 16 keys a bucket. A one-byte size per
+bucket and a 64-bit start index per 64 buckets locate a bucket's records.
+
+Two modes:
+
+- **exact**: per key its full 64-bit hash, its exact value, and its UTF-8 bytes, which every
+  lookup compares. No false positives, exact counts.
+- **compact**: per key a record of ``fingerprint_bits`` (default 16) hash bits that follow the
+  bucket bits, ``value_bits`` for the value and the extendable bit, bit-packed. Counts are
+  quantized on a log scale: ``value_bits`` = 13 gives 8,191 levels between 1 and the largest
+  count; counts below ~1/step are exact, and the largest relative error over all stored counts
+  is measured at build time and kept in the header. A key that is not stored is reported as
+  present with probability (keys per bucket) x 2^-fingerprint_bits (the false-positive rate in
+  the header); two stored keys that share bucket and fingerprint ("shadowed", counted in the
+  header) return the first one's value. Records cost about 30 bits and the index under 1 bit,
+  so about 3.9 bytes a key.
+
+File layout (version 1): a 32-byte prefix (magic ``QSEGSTOR``, format version, header length,
+header CRC-32, header region size), a JSON header, padding to 64 KiB, the data sections aligned
+to 64 bytes, and a 16-byte footer (magic ``QSEGEND!`` and the file size). Opening reads only
+the prefix, the header and the footer, checks magic, version, CRC and size, and memory-maps
+the file read-only: nothing is read into memory, and processes that open the same file share
+one copy in the page cache.
+``verify`` recomputes the CRC-32 of every section. Stores are written to a temporary file in
+the target folder and renamed into place only when complete.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import mmap
+import os
+import struct
+import tempfile
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from qseg.errors import QsegError
+from qseg.fileio import StrPath
+from qseg.resources._store import StoreView, count_buckets, hash_keys, pack_compact
+
+MAGIC = b"QSEGSTOR"
+FOOTER_MAGIC = b"QSEGEND!"
+FORMAT_VERSION = 1
+_PREFIX = struct.Struct("<8sIIIIQ")  # magic, version, header length, header crc, 0, region
+_FOOTER = struct.Struct("<8sQ")
+_ALIGN = 64
+HEADER_REGION = 1 << 16
+"""Bytes reserved for the prefix and the JSON header; the data sections start here."""
+EXT_BIT = np.uint64(1 << 63)
+KINDS = ("counts", "titles")
+MODES = ("exact", "compact")
+DEFAULT_FINGERPRINT_BITS = 16
+DEFAULT_COUNT_BITS = 13
+
+
+class StoreError(QsegError):
+    """A store that cannot be built or opened."""
+
+
+def _align(offset: int) -> int:
+    return (offset + _ALIGN - 1) // _ALIGN * _ALIGN
+
+
+def bucket_bits_for(n_keys: int) -> int:
+    """b with 2^b buckets holding 8 to 16 keys each (at least 2 buckets)."""
+    return max(1, math.floor(math.log2(max(n_keys, 16) / 8)))
+
+
+@dataclass(frozen=True)
+class Quantizer:
+    """Log-scale count codes: 0 for 0, 1 + round(ln(count) / step) otherwise."""
+
+    bits: int
+    step: float
+
+    @classmethod
+    def for_max(cls, bits: int, max_count: int) -> Quantizer:
+        levels = (1 << bits) - 2
+        return cls(bits, math.log(max_count) / levels if max_count > 1 else 1.0)
+
+    def encode(self, counts: np.ndarray) -> np.ndarray:
+        codes = np.zeros(len(counts), dtype=np.uint64)
+        positive = counts > 0
+        codes[positive] = 1 + np.rint(np.log(counts[positive].astype(np.float64)) / self.step)
+        return codes
+
+    def table(self) -> np.ndarray:
+        """Decoded count of every code."""
+        codes = np.arange(1 << self.bits, dtype=np.float64)
+        decoded = np.rint(np.exp((codes - 1) * self.step)).astype(np.uint64)
+        decoded[0] = 0
+        return decoded
+
+
+class StoreWriter:
+    """Fills a store from batches of entries sorted by hash; see the module docstring.
+
+    ``path=None`` builds in anonymous memory. Otherwise the store is written to a temporary
+    file beside ``path`` and renamed into place by :meth:`finish`; :meth:`abort` (or leaving a
+    ``with`` block by an exception) removes the temporary file.
+    """
+
+    def __init__(
+        self,
+        path: StrPath | None,
+        *,
+        kind: str,
+        mode: str,
+        n_keys: int,
+        key_bytes: int = 0,
+        max_value: int = 1,
+        fingerprint_bits: int = DEFAULT_FINGERPRINT_BITS,
+        value_bits: int | None = None,
+        seed: int = 0,
+        header: dict[str, Any] | None = None,
+    ) -> None:
+        if kind not in KINDS:
+            raise StoreError(f"store kind must be one of {KINDS}, not {kind!r}")
+        if mode not in MODES:
+            raise StoreError(f"store mode must be one of {MODES}, not {mode!r}")
+        if value_bits is None:
+            value_bits = DEFAULT_COUNT_BITS if kind == "counts" else 1
+        bucket_bits = bucket_bits_for(n_keys)
+        if mode == "compact" and not (
+            fingerprint_bits >= 1
+            and bucket_bits + fingerprint_bits <= 64
+            and fingerprint_bits + value_bits + 1 <= 57
+        ):
+            raise StoreError(f"{fingerprint_bits} fingerprint bits do not fit the record")
+        self.path = None if path is None else Path(path)
+        self.kind, self.mode, self.n_keys = kind, mode, n_keys
+        self.seed = seed
+        self.quantizer = Quantizer.for_max(value_bits, max(max_value, 1))
+        self.layout: dict[str, Any] = {
+            "exact": mode == "exact",
+            "seed": seed,
+            "n_keys": n_keys,
+            "bucket_bits": bucket_bits,
+        }
+        n_buckets = 1 << bucket_bits
+        offset = 0
+        sections: dict[str, int] = {"sizes": n_buckets, "bases": ((n_buckets + 63) // 64) * 8}
+        if mode == "exact":
+            sections |= {
+                "hashes": n_keys * 8,
+                "values": n_keys * 8,
+                "key_offsets": (n_keys + 1) * 8,
+                "key_bytes": key_bytes + 8,
+            }
+        else:
+            record_bits = fingerprint_bits + value_bits + 1
+            self.layout |= {"fingerprint_bits": fingerprint_bits, "value_bits": value_bits}
+            sections["records"] = (n_keys * record_bits + 7) // 8 + 8
+        self.section_sizes = sections
+        for name, size in sections.items():
+            self.layout[name] = offset
+            offset = _align(offset + size)
+        self.data_size = offset
+        self.header = dict(header or {})
+        self._tmp: Path | None = None
+        if self.path is None:
+            self._buffer = mmap.mmap(-1, max(self.data_size, 1))
+            self._array = np.frombuffer(self._buffer, dtype=np.uint8)
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(
+                prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent
+            )
+            self._tmp = Path(tmp)
+            self._file = os.fdopen(fd, "r+b")
+            self._file.truncate(HEADER_REGION + self.data_size + _FOOTER.size)
+            self._buffer = mmap.mmap(self._file.fileno(), 0)
+            whole = np.frombuffer(self._buffer, dtype=np.uint8)
+            self._array = whole[HEADER_REGION : HEADER_REGION + self.data_size]
+        self._written = 0
+        self._key_bytes_written = 0
+        self._last_hash = -1
+        self._entries = 0
+        self._max_error = 0.0
+        self._shadowed = 0
+        self._last_fp_key = -1
+
+    def __enter__(self) -> StoreWriter:
+        return self
+
+    def __exit__(self, exc_type: object, *_: object) -> None:
+        if exc_type is not None:
+            self.abort()
+
+    def _section(self, name: str, dtype: type = np.uint8) -> np.ndarray:
+        start = self.layout[name]
+        return self._array[start : start + self.section_sizes[name]].view(dtype)
+
+    def add(
+        self,
+        hashes: np.ndarray,
+        values: np.ndarray,
+        extendable: np.ndarray,
+        keys: list[str] | None = None,
+    ) -> None:
+        """Append entries whose hashes continue the sorted order (keys needed in exact mode)."""
+        n = len(hashes)
+        if n == 0:
+            return
+        hashes = np.ascontiguousarray(hashes, dtype=np.uint64)
+        values = np.ascontiguousarray(values, dtype=np.uint64)
+        ext = np.ascontiguousarray(extendable, dtype=np.uint8)
+        if self._written + n > self.n_keys:
+            raise StoreError(f"more entries than the {self.n_keys} announced")
+        if np.any(hashes[1:] < hashes[:-1]) or int(hashes[0]) < self._last_hash:
+            raise StoreError("entries must arrive sorted by hash")
+        if np.any(values >= EXT_BIT):
+            raise StoreError("values must be below 2^63")
+        sizes = self._section("sizes")
+        if self.mode == "exact":
+            if keys is None or len(keys) != n:
+                raise StoreError("an exact store needs the key of every entry")
+            first = self._written
+            self._section("hashes", np.uint64)[first : first + n] = hashes
+            self._section("values", np.uint64)[first : first + n] = values | (
+                ext.astype(np.uint64) << np.uint64(63)
+            )
+            encoded = [key.encode("utf-8") for key in keys]
+            lengths = np.fromiter((len(b) for b in encoded), dtype=np.uint64, count=n)
+            offsets = self._section("key_offsets", np.uint64)
+            offsets[first + 1 : first + n + 1] = self._key_bytes_written + np.cumsum(lengths)
+            blob = b"".join(encoded)
+            start = self.layout["key_bytes"] + self._key_bytes_written
+            self._array[start : start + len(blob)] = np.frombuffer(blob, dtype=np.uint8)
+            self._key_bytes_written += len(blob)
+            overflow = count_buckets(sizes, hashes, 64 - self.layout["bucket_bits"])
+        else:
+            codes = self.quantizer.encode(values)
+            positive = values > 0
+            if positive.any():
+                decoded = self.quantizer.table()[codes[positive]].astype(np.float64)
+                actual = values[positive].astype(np.float64)
+                self._max_error = max(
+                    self._max_error, float(np.max(np.abs(decoded - actual) / actual))
+                )
+            bucket_fp = hashes >> np.uint64(
+                64 - self.layout["bucket_bits"] - self.layout["fingerprint_bits"]
+            )
+            same = bucket_fp[1:] == bucket_fp[:-1]
+            self._shadowed += int(same.sum()) + int(int(bucket_fp[0]) == self._last_fp_key)
+            self._last_fp_key = int(bucket_fp[-1])
+            overflow = pack_compact(
+                self._section("records"),
+                sizes,
+                hashes,
+                codes,
+                ext,
+                self._written,
+                64 - self.layout["bucket_bits"],
+                64 - self.layout["bucket_bits"] - self.layout["fingerprint_bits"],
+                (1 << self.layout["fingerprint_bits"]) - 1,
+                self.layout["value_bits"],
+                self.layout["fingerprint_bits"] + self.layout["value_bits"] + 1,
+            )
+        if overflow >= 0:
+            raise StoreError(f"bucket {overflow} holds over 255 keys; the hash is degenerate")
+        self._entries += int(np.count_nonzero(values))
+        self._written += n
+        self._last_hash = int(hashes[-1])
+
+    def abort(self) -> None:
+        """Discard the store being built."""
+        try:
+            self._close()
+        finally:
+            if self._tmp is not None:
+                self._tmp.unlink(missing_ok=True)
+                self._tmp = None
+
+    def _close(self) -> None:
+        self._array = None  # type: ignore[assignment]
+        if not self._buffer.closed:
+            self._buffer.close()
+        if self.path is not None and not self._file.closed:
+            self._file.close()
+
+    def finish(self) -> Store:
+        """Seal the store (index, header, footer), move it into place and open it."""
+        if self._written != self.n_keys:
+            raise StoreError(f"{self._written} entries written, {self.n_keys} announced")
+        self._write_bases()
+        header = self._header()
+        if self.path is None:
+            view = StoreView(self._buffer, self.layout, _decode_table(header))
+            return Store(view, header, StoreInfo.from_header(header, self.data_size), None)
+        body = json.dumps(header, sort_keys=True).encode("utf-8")
+        if _PREFIX.size + len(body) > HEADER_REGION:
+            raise StoreError(f"store header of {len(body)} bytes does not fit {HEADER_REGION}")
+        total = HEADER_REGION + self.data_size + _FOOTER.size
+        self._buffer[: _PREFIX.size + len(body)] = (
+            _PREFIX.pack(MAGIC, FORMAT_VERSION, len(body), zlib.crc32(body), 0, HEADER_REGION)
+            + body
+        )
+        self._buffer[total - _FOOTER.size :] = _FOOTER.pack(FOOTER_MAGIC, total)
+        self._buffer.flush()
+        os.fsync(self._file.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(self._file.fileno(), 0o666 & ~umask)  # mkstemp made it private
+        self._close()
+        os.replace(self._tmp, self.path)  # type: ignore[arg-type]
+        self._tmp = None
+        return Store.open(self.path)
+
+    def _write_bases(self) -> None:
+        """Start index of every block of 64 buckets: the running sum of bucket sizes."""
+        sizes = self._section("sizes").astype(np.uint64)
+        blocks = np.add.reduceat(sizes, np.arange(0, len(sizes), 64))
+        self._section("bases", np.uint64)[:] = np.concatenate(([0], np.cumsum(blocks)[:-1]))
+
+    def _header(self) -> dict[str, Any]:
+        header = {
+            "kind": self.kind,
+            "mode": self.mode,
+            "layout": self.layout,
+            "sections": {
+                name: [self.layout[name], size, zlib.crc32(self._section(name))]
+                for name, size in self.section_sizes.items()
+            },
+            "data_size": self.data_size,
+            "entries": self._entries,
+            "count_step": self.quantizer.step if self.mode == "compact" else None,
+            "max_relative_error": self._max_error if self.mode == "compact" else 0.0,
+            "shadowed_keys": self._shadowed if self.mode == "compact" else 0,
+        }
+        header.update(self.header)
+        return header
+
+
+def _decode_table(header: dict[str, Any]) -> np.ndarray:
+    if header["mode"] == "exact":
+        return np.zeros(1, dtype=np.uint64)
+    layout = header["layout"]
+    return Quantizer(layout["value_bits"], header["count_step"]).table()
+
+
+@dataclass(frozen=True)
+class StoreInfo:
+    """What a store holds, from its header."""
+
+    kind: str
+    mode: str
+    keys: int
+    entries: int
+    max_words: int
+    unigram_total: int
+    fingerprint_bits: int | None
+    value_bits: int | None
+    max_relative_error: float
+    false_positive_rate: float
+    shadowed_keys: int
+    size_bytes: int
+    source: dict[str, Any]
+
+    @classmethod
+    def from_header(cls, header: dict[str, Any], size: int) -> StoreInfo:
+        layout = header["layout"]
+        keys = layout["n_keys"]
+        compact = header["mode"] == "compact"
+        per_bucket = keys / (1 << layout["bucket_bits"])
+        return cls(
+            kind=header["kind"],
+            mode=header["mode"],
+            keys=keys,
+            entries=header["entries"],
+            max_words=header.get("max_words", 0),
+            unigram_total=header.get("unigram_total", 0),
+            fingerprint_bits=layout.get("fingerprint_bits"),
+            value_bits=layout.get("value_bits"),
+            max_relative_error=header["max_relative_error"],
+            false_positive_rate=per_bucket / (1 << layout["fingerprint_bits"]) if compact else 0.0,
+            shadowed_keys=header["shadowed_keys"],
+            size_bytes=size,
+            source=header.get("source", {}),
+        )
+
+    @property
+    def bytes_per_key(self) -> float:
+        return self.size_bytes / self.keys if self.keys else 0.0
+
+
+class Store:
+    """An open store: the compiled :class:`StoreView` plus its header."""
+
+    def __init__(
+        self,
+        view: StoreView,
+        header: dict[str, Any],
+        info: StoreInfo,
+        path: Path | None,
+        region: int = HEADER_REGION,
+    ) -> None:
+        self.view = view
+        self.header = header
+        self.info = info
+        self.path = path
+        self.region = region
+
+    @staticmethod
+    def is_store(path: StrPath) -> bool:
+        """Whether ``path`` starts with the store magic."""
+        try:
+            with open(path, "rb") as handle:
+                return handle.read(len(MAGIC)) == MAGIC
+        except OSError:
+            return False
+
+    @classmethod
+    def open(cls, path: StrPath) -> Store:
+        """Open a store file read-only and memory-mapped, checking its envelope."""
+        path = Path(path)
+        if not path.exists():
+            raise StoreError(f"{path}: no such file")
+        if path.is_dir():
+            raise StoreError(f"{path}: is a directory, not a store")
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            prefix = handle.read(_PREFIX.size)
+            if len(prefix) < _PREFIX.size or prefix[:8] != MAGIC:
+                raise StoreError(f"{path}: not a qseg store (bad magic)")
+            _, version, length, crc, _, region = _PREFIX.unpack(prefix)
+            if version != FORMAT_VERSION:
+                raise StoreError(
+                    f"{path}: store format version {version}; this qseg reads version "
+                    f"{FORMAT_VERSION}. Rebuild the store with `qseg build`."
+                )
+            body = handle.read(length)
+            if len(body) != length or zlib.crc32(body) != crc:
+                raise StoreError(f"{path}: corrupt store header (checksum mismatch)")
+            header = json.loads(body)
+            expected = region + header["data_size"] + _FOOTER.size
+            if size != expected:
+                raise StoreError(
+                    f"{path}: truncated store: {size} bytes where the header says {expected}"
+                )
+            handle.seek(size - _FOOTER.size)
+            magic, recorded = _FOOTER.unpack(handle.read(_FOOTER.size))
+            if magic != FOOTER_MAGIC or recorded != size:
+                raise StoreError(f"{path}: corrupt store footer")
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        data = memoryview(mapped)[region : region + header["data_size"]]
+        view = StoreView(data, header["layout"], _decode_table(header))
+        return cls(view, header, StoreInfo.from_header(header, size), path, region)
+
+    def verify(self) -> None:
+        """Recompute the CRC-32 of every section; raises :class:`StoreError` on a mismatch."""
+        if self.path is None:
+            return
+        with open(self.path, "rb") as handle:
+            for name, (offset, size, crc) in self.header["sections"].items():
+                handle.seek(self.region + offset)
+                value = 0
+                remaining = size
+                while remaining and (chunk := handle.read(min(remaining, 1 << 24))):
+                    value = zlib.crc32(chunk, value)
+                    remaining -= len(chunk)
+                if value != crc or remaining:
+                    raise StoreError(f"{self.path}: section {name!r} is corrupt (CRC mismatch)")
+
+    def keys(self) -> Iterator[str]:
+        """Every stored key, in hash order (exact stores only)."""
+        if self.info.mode != "exact":
+            raise StoreError("a compact store keeps hashes, not keys; build it exact to list keys")
+        for r in range(self.info.keys):
+            yield self.view.key_at(r)
+
+
+def build_from_entries(
+    entries: dict[str, int],
+    *,
+    kind: str,
+    mode: str = "exact",
+    path: StrPath | None = None,
+    source: dict[str, Any] | None = None,
+    **options: Any,
+) -> Store:
+    """Build a store from in-memory ``key -> value`` entries (values 0 are dropped).
+
+    Adds the proper prefixes of multiword keys (value 0) and sets the extendable bits.
+    """
+    values = {key: value for key, value in entries.items() if value > 0}
+    extendable: set[str] = set()
+    for key in values:
+        if key.count(" ") >= 2:
+            words = key.split(" ")
+            extendable.update(" ".join(words[:end]) for end in range(2, len(words)))
+    keys = list(values.keys() | extendable)
+    hashes = hash_keys(keys, options.get("seed", 0))
+    order = np.argsort(hashes, kind="stable")
+    sorted_keys = [keys[i] for i in order]
+    counts = np.fromiter((values.get(k, 0) for k in sorted_keys), dtype=np.uint64, count=len(keys))
+    ext = np.fromiter((k in extendable for k in sorted_keys), dtype=np.bool_, count=len(keys))
+    header = {
+        "max_words": max((k.count(" ") + 1 for k in values), default=0),
+        "unigram_total": sum(v for k, v in values.items() if " " not in k),
+        "source": source or {},
+    }
+    with StoreWriter(
+        path,
+        kind=kind,
+        mode=mode,
+        n_keys=len(keys),
+        key_bytes=sum(len(k.encode("utf-8")) for k in keys),
+        max_value=max(values.values(), default=1),
+        header=header,
+        **options,
+    ) as writer:
+        writer.add(hashes[order], counts, ext, sorted_keys)
+        return writer.finish()
