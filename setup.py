@@ -5,7 +5,11 @@ from setuptools import setup
 
 setup(
     ext_modules=cythonize(
-        ["src/qseg/resources/_store.pyx", "src/qseg/segmenters/_kernel.pyx"],
+        [
+            "src/qseg/resources/_store.pyx",
+            "src/qseg/resources/build/_ngrams.pyx",
+            "src/qseg/segmenters/_kernel.pyx",
+        ],
         include_path=["src"],
         language_level=3,
     )

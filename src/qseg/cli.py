@@ -11,6 +11,7 @@ import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
+from dataclasses import asdict
 from importlib.metadata import version
 from pathlib import Path
 from typing import IO, Any
@@ -20,11 +21,15 @@ from qseg.errors import InputError, QsegError
 from qseg.evaluation.matching import PROTOCOLS, SystemScores, choose_reference, evaluate
 from qseg.fileio import decode_line
 from qseg.query import QueryError, normalize
+from qseg.resources.build.sources import SOURCE_KINDS
 from qseg.resources.bundle import Resources
+from qseg.resources.store import DEFAULT_COUNT_BITS, DEFAULT_FINGERPRINT_BITS, Store
 from qseg.segmentation import Segmentation
 from qseg.segmenters.base import RankingSegmenter, Segmenter
 from qseg.segmenters.pmi import tune_tau
 from qseg.segmenters.registry import METHODS, create
+
+ENGINES = ("duckdb", "spark")
 
 EXIT_BAD_INPUT = 2
 
@@ -98,6 +103,47 @@ def build_parser() -> argparse.ArgumentParser:
     pmi.add_argument("--protocol", choices=("majority", "all-agree"), default="majority")
     _add_resource_flags(pmi)
     pmi.set_defaults(run=_cmd_tune_pmi)
+
+    build = commands.add_parser("build", help="build n-gram and title stores")
+    targets = build.add_subparsers(dest="target", required=True, metavar="STORE")
+    ngrams = targets.add_parser(
+        "ngrams",
+        help="count n-grams into a store",
+        description="Build an n-gram count store from a Web1T directory, ngram<TAB>count "
+        "files, or query logs / text (one query or sentence a line, optional <TAB>count).",
+    )
+    ngrams.add_argument("inputs", nargs="+", metavar="INPUT")
+    ngrams.add_argument("-o", "--output", required=True, metavar="STORE")
+    ngrams.add_argument("--from", dest="source", choices=SOURCE_KINDS, default="counts")
+    ngrams.add_argument("--engine", choices=ENGINES, default="duckdb")
+    ngrams.add_argument("--master", metavar="URL", help="Spark master (default: local)")
+    ngrams.add_argument("--max-order", type=int, default=5, help="longest n-gram (default 5)")
+    ngrams.add_argument("--min-count", type=int, default=1, help="drop rarer n-grams")
+    _add_store_flags(ngrams, counts=True)
+    ngrams.set_defaults(run=_cmd_build_ngrams)
+    titles = targets.add_parser(
+        "titles",
+        help="collect Wikipedia titles into a store",
+        description="Build a title store from English Wikipedia all-titles-in-ns0 dumps.",
+    )
+    titles.add_argument("inputs", nargs="+", metavar="DUMP")
+    titles.add_argument("-o", "--output", required=True, metavar="STORE")
+    titles.add_argument("--stop-titles", metavar="FILE", help="titles to leave out, one a line")
+    titles.add_argument(
+        "--single-words", action="store_true", help="keep one-word titles (dropped by default)"
+    )
+    _add_store_flags(titles, counts=False)
+    titles.set_defaults(run=_cmd_build_titles)
+
+    store = commands.add_parser("store", help="inspect or verify a store")
+    store_cmds = store.add_subparsers(dest="action", required=True, metavar="ACTION")
+    info = store_cmds.add_parser("info", help="what a store holds")
+    info.add_argument("path", metavar="STORE")
+    info.add_argument("--format", choices=("text", "json"), default="text")
+    info.set_defaults(run=_cmd_store_info)
+    verify = store_cmds.add_parser("verify", help="check every section's checksum")
+    verify.add_argument("path", metavar="STORE")
+    verify.set_defaults(run=_cmd_store_verify)
 
     methods = commands.add_parser("methods", help="list the segmentation methods")
     methods.set_defaults(run=_cmd_methods)
@@ -262,6 +308,85 @@ def _cmd_tune_pmi(args: argparse.Namespace, out: IO[str]) -> None:
         f"tau={choice.tau!r}\tbreak_accuracy={choice.break_accuracy:.4f}\t"
         f"queries={choice.queries}\tgaps={choice.gaps}\n"
     )
+
+
+# -- build and store ---------------------------------------------------------------------------
+
+
+def _add_store_flags(parser: argparse.ArgumentParser, *, counts: bool) -> None:
+    parser.add_argument(
+        "--mode",
+        choices=("exact", "compact"),
+        default="exact",
+        help="exact: keys and counts as they are; compact: hashed keys, quantized counts",
+    )
+    parser.add_argument(
+        "--fingerprint-bits",
+        type=int,
+        default=DEFAULT_FINGERPRINT_BITS,
+        help="compact mode: hash bits kept per key (false positives 2^-bits)",
+    )
+    if counts:
+        parser.add_argument(
+            "--count-bits",
+            type=int,
+            default=DEFAULT_COUNT_BITS,
+            help="compact mode: bits of the log-quantized count",
+        )
+    parser.add_argument("--memory-limit", metavar="SIZE", help="e.g. 4GB (default: DuckDB's)")
+    parser.add_argument("--threads", type=int, metavar="N", help="worker threads")
+    parser.add_argument("--quiet", action="store_true", help="no progress output")
+
+
+def _cmd_build_ngrams(args: argparse.Namespace, out: IO[str]) -> None:
+    from qseg.resources.build import build_ngrams
+
+    build_ngrams(
+        args.inputs,
+        args.output,
+        source=args.source,
+        engine=args.engine,
+        mode=args.mode,
+        min_count=args.min_count,
+        max_order=args.max_order,
+        memory_limit=args.memory_limit,
+        threads=args.threads,
+        master=args.master,
+        fingerprint_bits=args.fingerprint_bits,
+        count_bits=args.count_bits,
+        quiet=args.quiet,
+    )
+
+
+def _cmd_build_titles(args: argparse.Namespace, out: IO[str]) -> None:
+    from qseg.resources.build import build_titles
+
+    build_titles(
+        args.inputs,
+        args.output,
+        stop_titles=args.stop_titles,
+        single_words=args.single_words,
+        mode=args.mode,
+        memory_limit=args.memory_limit,
+        threads=args.threads,
+        fingerprint_bits=args.fingerprint_bits,
+        quiet=args.quiet,
+    )
+
+
+def _cmd_store_info(args: argparse.Namespace, out: IO[str]) -> None:
+    info = Store.open(args.path).info
+    record = asdict(info) | {"bytes_per_key": info.bytes_per_key}
+    if args.format == "json":
+        out.write(json.dumps(record, indent=2) + "\n")
+        return
+    for key, value in record.items():
+        out.write(f"{key}: {value}\n")
+
+
+def _cmd_store_verify(args: argparse.Namespace, out: IO[str]) -> None:
+    Store.open(args.path).verify()
+    out.write(f"{args.path}: ok\n")
 
 
 # -- methods ---------------------------------------------------------------------------------

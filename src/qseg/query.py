@@ -29,15 +29,19 @@ class QueryError(QsegError):
     """A query that cannot be segmented (empty, or longer than :data:`MAX_QUERY_WORDS`)."""
 
 
+def words_of(text: str) -> list[str]:
+    """The normalized words of any text (no length limit; may be empty)."""
+    if _NORMAL_ASCII(text):
+        return text.split(" ")
+    if not text.isascii():
+        # lower-casing can leave text that NFKC changes again, hence NFKC on both sides
+        text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).lower())
+    return text.lower().translate(_RESERVED).split()
+
+
 def normalize(text: str) -> tuple[str, ...]:
     """Return the words of a query: NFKC, lower case, reserved characters as separators."""
-    if _NORMAL_ASCII(text):
-        words = tuple(text.split(" "))
-    else:
-        if not text.isascii():
-            # lower-casing can leave text that NFKC changes again, hence NFKC on both sides
-            text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).lower())
-        words = tuple(text.lower().translate(_RESERVED).split())
+    words = tuple(words_of(text))
     if not words:
         raise QueryError("empty query: it has no words")
     if len(words) > MAX_QUERY_WORDS:
@@ -49,4 +53,19 @@ def normalize_key(text: str) -> str:
     """The normalized words of ``text`` joined by single spaces: the key of n-gram tables."""
     if _NORMAL_ASCII(text):
         return text
+    return " ".join(normalize(text))
+
+
+def ngram_key(text: str) -> str | None:
+    """The key of an n-gram read from a count file, or ``None`` if it is not a query n-gram.
+
+    Web1T and similar files hold n-grams with punctuation tokens such as ``(`` or ``"``. An
+    n-gram that contains one of the reserved characters ``|"()`` is not a query n-gram: its
+    words would shift when normalized (``( new york`` would become the 2-gram ``new york``),
+    so it is skipped rather than merged into another n-gram.
+    """
+    if _NORMAL_ASCII(text):
+        return text
+    if any(c in text for c in '|"()'):
+        return None
     return " ".join(normalize(text))

@@ -11,7 +11,7 @@ from collections.abc import Iterator, Mapping
 
 from qseg.errors import InputError
 from qseg.fileio import StrPath, read_lines, split_fields
-from qseg.query import QueryError, normalize_key
+from qseg.query import QueryError, ngram_key, normalize_key
 from qseg.resources.store import Store, StoreError, build_from_entries
 
 
@@ -30,19 +30,31 @@ def parse_ngram(text: str, source: str, lineno: int) -> str:
         raise InputError(source, lineno, f"bad n-gram {text!r}: {exc}") from None
 
 
-def read_count_file(path: StrPath) -> dict[str, int]:
-    """``ngram<TAB>count`` lines; n-grams equal after normalization have their counts added."""
+def read_count_file(path: StrPath) -> tuple[dict[str, int], int]:
+    """``ngram<TAB>count`` lines: counts by normalized key, and how many n-grams were skipped.
+
+    N-grams equal after normalization have their counts added; n-grams with a reserved
+    character are skipped (see :func:`qseg.query.ngram_key`).
+    """
     counts: dict[str, int] = {}
+    skipped = 0
     source = str(path)
     for lineno, line in read_lines(path):
         ngram, tab, count = line.partition("\t")
         if not tab or "\t" in count:
             split_fields(line, source, lineno, 2)  # raises, naming the field count
-        key = parse_ngram(ngram, source, lineno)
-        counts[key] = counts.get(key, 0) + parse_count(count, source, lineno)
+        value = parse_count(count, source, lineno)
+        try:
+            key = ngram_key(ngram)
+        except QueryError as exc:
+            raise InputError(source, lineno, f"bad n-gram {ngram!r}: {exc}") from None
+        if key is None:
+            skipped += 1
+            continue
+        counts[key] = counts.get(key, 0) + value
     if not counts:
         raise InputError(source, None, "no n-gram counts in file (it is empty)")
-    return counts
+    return counts, skipped
 
 
 def open_store(path: StrPath, kind: str) -> Store:
@@ -76,8 +88,9 @@ class NgramCounts:
         """A store file (memory-mapped) or a plain ``ngram<TAB>count`` file (``.gz`` too)."""
         if Store.is_store(path):
             return cls(store=open_store(path, "counts"))
-        entries = read_count_file(path)
-        return cls(store=build_from_entries(entries, kind="counts", source={"file": str(path)}))
+        entries, skipped = read_count_file(path)
+        source = {"file": str(path), "skipped_ngrams": skipped}
+        return cls(store=build_from_entries(entries, kind="counts", source=source))
 
     @property
     def max_order(self) -> int:

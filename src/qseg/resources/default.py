@@ -35,7 +35,7 @@ def _wordsegment_counts() -> dict[str, int]:
     counts: dict[str, int] = {}
     for name in ("unigrams.txt", "bigrams.txt"):
         path = importlib_resources.files("wordsegment").joinpath(name)
-        for key, value in read_count_file(str(path)).items():
+        for key, value in read_count_file(str(path))[0].items():
             counts[key] = counts.get(key, 0) + value
     return counts
 

@@ -43,7 +43,7 @@ import os
 import struct
 import tempfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -212,9 +212,12 @@ class StoreWriter:
         hashes: np.ndarray,
         values: np.ndarray,
         extendable: np.ndarray,
-        keys: list[str] | None = None,
+        keys: Sequence[str] | Any = None,
     ) -> None:
-        """Append entries whose hashes continue the sorted order (keys needed in exact mode)."""
+        """Append entries whose hashes continue the sorted order.
+
+        Exact stores need the keys: a sequence of ``str`` or a pyarrow string array.
+        """
         n = len(hashes)
         if n == 0:
             return
@@ -236,13 +239,11 @@ class StoreWriter:
             self._section("values", np.uint64)[first : first + n] = values | (
                 ext.astype(np.uint64) << np.uint64(63)
             )
-            encoded = [key.encode("utf-8") for key in keys]
-            lengths = np.fromiter((len(b) for b in encoded), dtype=np.uint64, count=n)
+            ends, blob = _utf8_column(keys)
             offsets = self._section("key_offsets", np.uint64)
-            offsets[first + 1 : first + n + 1] = self._key_bytes_written + np.cumsum(lengths)
-            blob = b"".join(encoded)
+            offsets[first + 1 : first + n + 1] = self._key_bytes_written + ends
             start = self.layout["key_bytes"] + self._key_bytes_written
-            self._array[start : start + len(blob)] = np.frombuffer(blob, dtype=np.uint8)
+            self._array[start : start + len(blob)] = blob
             self._key_bytes_written += len(blob)
             overflow = count_buckets(sizes, hashes, 64 - self.layout["bucket_bits"])
         else:
@@ -346,6 +347,23 @@ class StoreWriter:
         }
         header.update(self.header)
         return header
+
+
+def _utf8_column(keys: Sequence[str] | Any) -> tuple[np.ndarray, np.ndarray]:
+    """End offsets (uint64, from 0) and concatenated UTF-8 bytes of a column of keys."""
+    if hasattr(keys, "buffers"):  # a pyarrow string array: use its buffers as they are
+        import pyarrow as pa
+
+        column = keys.cast(pa.large_string())
+        offsets = np.frombuffer(column.buffers()[1], dtype=np.int64)
+        offsets = offsets[column.offset : column.offset + len(column) + 1]
+        data = column.buffers()[2]
+        raw = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+        blob = raw[offsets[0] : offsets[-1]]
+        return (offsets[1:] - offsets[0]).astype(np.uint64), blob
+    encoded = [key.encode("utf-8") for key in keys]
+    ends = np.cumsum(np.fromiter(map(len, encoded), dtype=np.uint64, count=len(encoded)))
+    return ends, np.frombuffer(b"".join(encoded), dtype=np.uint8)
 
 
 def _decode_table(header: dict[str, Any]) -> np.ndarray:

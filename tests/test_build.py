@@ -1,0 +1,192 @@
+"""Building stores with DuckDB: Web1T layouts, count files, logs and title dumps."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from qseg.errors import InputError, QsegError
+from qseg.resources import NgramCounts, TitleSet
+from qseg.resources.build import build_ngrams, build_titles
+from qseg.resources.build.titles import title_keys
+from qseg.resources.store import Store
+
+
+def make_web1t(root: Path, grams: dict[int, list[tuple[str, int]]], per_file: int = 2) -> Path:
+    """A Web1T-layout folder: 1gms/vocab.gz and Ngms/Ngm-NNNN.gz with ``per_file`` lines each."""
+    for order, rows in grams.items():
+        folder = root / f"{order}gms"
+        folder.mkdir(parents=True)
+        chunks = [rows[i : i + per_file] for i in range(0, len(rows), per_file)] or [[]]
+        for index, chunk in enumerate(chunks):
+            name = "vocab.gz" if order == 1 else f"{order}gm-{index:04d}.gz"
+            if order == 1 and index:
+                break
+            with gzip.open(folder / name, "wt", encoding="utf-8") as out:
+                for ngram, count in rows if order == 1 else chunk:
+                    out.write(f"{ngram}\t{count}\n")
+    return root
+
+
+WEB1T = {
+    1: [("New", 500), ("new", 900), ("York", 300), ("york", 400), ("(", 10**6), ("city", 50)],
+    2: [
+        ("new york", 200),
+        ("New York", 100),
+        ("( new", 70),
+        ("york city", 40),
+        ("caf\u00e9 au", 3),
+    ],
+    3: [("new york city", 30), ("NEW YORK CITY", 5), ('" new york', 9)],
+    4: [("new york city hall", 8)],
+}
+
+
+def test_web1t_layout_with_case_folding_and_punctuation_tokens(tmp_path):
+    web1t = make_web1t(tmp_path / "web1t", WEB1T)
+    store = build_ngrams([web1t], tmp_path / "w.qseg", source="web1t", quiet=True)
+    counts = NgramCounts(store=store)
+    assert dict(counts.items()) == {
+        "new": 1400,
+        "york": 700,
+        "city": 50,
+        "new york": 300,
+        "york city": 40,
+        "caf\u00e9 au": 3,
+        "new york city": 35,
+        "new york city hall": 8,
+    }
+    assert counts.max_order == 4 and counts.unigram_total == 1400 + 700 + 50
+    assert store.info.source["skipped_ngrams"] == 3  # "(", "( new", '" new york'
+    assert store.info.source["kind"] == "web1t" and len(store.info.source["files"]) == 7
+
+
+def test_web1t_max_order_limits_the_files(tmp_path):
+    web1t = make_web1t(tmp_path / "web1t", WEB1T)
+    store = build_ngrams([web1t], tmp_path / "w.qseg", source="web1t", max_order=2, quiet=True)
+    assert NgramCounts(store=store).max_order == 2
+
+
+def test_incomplete_web1t_layouts_are_refused(tmp_path):
+    web1t = make_web1t(tmp_path / "web1t", {2: [("a b", 1)]})
+    with pytest.raises(QsegError, match="not a Web1T directory"):
+        build_ngrams([web1t], tmp_path / "w.qseg", source="web1t", quiet=True)
+    web1t = make_web1t(tmp_path / "other", {1: [("a", 1)]})
+    (web1t / "2gms").mkdir()
+    with pytest.raises(QsegError, match="2gms: no 2gm-NNNN files"):
+        build_ngrams([web1t], tmp_path / "w.qseg", source="web1t", quiet=True)
+
+
+def test_count_files_match_the_in_memory_loader(tmp_path, write):
+    path = write("c.txt", "New York\t10\nnew york\t5\nnew york city\t3\nfoo (bar)\t4\n")
+    built = NgramCounts(store=build_ngrams([path], tmp_path / "c.qseg", quiet=True))
+    loaded = NgramCounts.from_file(path)
+    assert dict(built.items()) == dict(loaded.items()) == {"new york": 15, "new york city": 3}
+
+
+def test_text_counts_every_ngram_with_line_counts_and_min_count(tmp_path, write):
+    log = write("log.txt", 'New York Yankees\t3\nnew york pizza\n\n"big" apple\t2\n')
+    store = build_ngrams(
+        [log], tmp_path / "l.qseg", source="text", max_order=2, min_count=2, quiet=True
+    )
+    assert dict(NgramCounts(store=store).items()) == {
+        "new": 4,
+        "york": 4,
+        "new york": 4,
+        "yankees": 3,
+        "york yankees": 3,
+        "big": 2,
+        "apple": 2,
+        "big apple": 2,
+    }
+
+
+@pytest.mark.parametrize("mode", ["exact", "compact"])
+def test_built_stores_serve_the_segmenters(tmp_path, write, mode):
+    from qseg.segmenters import NaiveSegmenter
+
+    path = write("c.txt", "new york\t100\nyork yankees\t10\nnew york yankees\t1\n")
+    store = build_ngrams([path], tmp_path / "c.qseg", mode=mode, quiet=True)
+    seg = NaiveSegmenter(NgramCounts.from_file(store.path))
+    assert seg.rank("new york yankees", 2)[0][0].to_pipe() == "new york|yankees"
+
+
+@pytest.mark.parametrize(
+    "source, content, message",
+    [
+        ("counts", "a b\t7\nx\tz\n", ":2: Error when converting column"),
+        ("counts", b"a b\t7\nc \xff d\t3\n", ":2: Invalid unicode"),
+        ("counts", "a b\n", ":1:"),
+        ("text", "ok\nbad\tcount\n", ":2: count 'count' after the last tab"),
+        ("text", b"ok\n\xff\n", ":2: invalid UTF-8"),
+        ("text", "ok \ufffd\n", ":1: U+FFFD replacement character"),
+    ],
+)
+def test_bad_input_names_file_and_line_and_leaves_nothing(
+    tmp_path, write, source, content, message
+):
+    path = write("in.txt", content)
+    out = tmp_path / "out" / "s.qseg"
+    with pytest.raises(InputError) as info:
+        build_ngrams([path], out, source=source, quiet=True)
+    assert str(info.value).startswith(str(path))
+    assert message in str(info.value)
+    assert list(out.parent.iterdir()) == []
+
+
+def test_missing_inputs_and_bad_options(tmp_path):
+    with pytest.raises(InputError, match="no such file or directory"):
+        build_ngrams([tmp_path / "nope.txt"], tmp_path / "s.qseg", quiet=True)
+    with pytest.raises(QsegError, match="--min-count must be at least 1"):
+        build_ngrams([tmp_path], tmp_path / "s.qseg", min_count=0, quiet=True)
+    with pytest.raises(QsegError, match="unknown engine"):
+        build_ngrams([tmp_path], tmp_path / "s.qseg", engine="hadoop", quiet=True)
+    with pytest.raises(QsegError, match="--master is for the Spark engine"):
+        build_ngrams([tmp_path], tmp_path / "s.qseg", master="spark://x:7077", quiet=True)
+
+
+def test_memory_limit_and_threads_reach_duckdb(tmp_path, write):
+    path = write("c.txt", "a b\t1\n")
+    build_ngrams([path], tmp_path / "s.qseg", memory_limit="200MB", threads=1, quiet=True)
+    with pytest.raises(QsegError, match="DuckDB refused a setting"):
+        build_ngrams([path], tmp_path / "s.qseg", memory_limit="lots", quiet=True)
+
+
+@pytest.mark.parametrize(
+    "raw, keys",
+    [
+        ("New_York_Yankees", ["new york yankees"]),
+        ("Mercury_(planet)", ["mercury planet", "mercury"]),
+        ("Heat_(1995_film)", ["heat 1995 film", "heat"]),
+        ('The_"Big"_Apple', ["the big apple"]),
+        ("AC/DC", ["ac/dc"]),
+        ("(Untitled)", ["untitled"]),
+        ("Caf\u00e9_Cr\u00e8me", ["caf\u00e9 cr\u00e8me"]),
+        ("___", []),
+    ],
+)
+def test_title_keys(raw, keys):
+    assert title_keys(raw) == keys
+
+
+def test_titles_dump_with_header_stop_list_and_single_words(tmp_path, write):
+    dump = write(
+        "all-titles-in-ns0",
+        "page_title\nNew_York_Yankees\nMercury_(planet)\nMusic\nTimes_Square\n",
+    )
+    stop = write("stop.txt", "Times Square\n")
+    titles = TitleSet(store=build_titles([dump], tmp_path / "t.qseg", stop_titles=stop, quiet=True))
+    assert set(titles) == {"new york yankees", "mercury planet"}
+    everything = TitleSet(
+        store=build_titles([dump], tmp_path / "t2.qseg", single_words=True, quiet=True)
+    )
+    assert set(everything) == {
+        "new york yankees",
+        "mercury planet",
+        "mercury",
+        "music",
+        "times square",
+    }
+    assert Store.open(tmp_path / "t2.qseg").info.kind == "titles"
