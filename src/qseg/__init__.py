@@ -1,7 +1,7 @@
 """qseg: web search query segmentation.
 
 >>> import qseg
->>> qseg.segment("new york yankees tickets").to_pipe()  # built-in default resources
+>>> qseg.segment("new york yankees tickets", "naive").to_pipe()  # built-in resources
 'new york|yankees|tickets'
 >>> seg = qseg.Segmentation.from_pipe("new york yankees|tickets")
 >>> seg.to_quoted()
@@ -18,7 +18,7 @@ from qseg.query import normalize
 from qseg.resources.bundle import Resources
 from qseg.segmentation import NestedSegmentation, Segmentation
 from qseg.segmenters.base import RankingSegmenter, Segmenter
-from qseg.segmenters.registry import create
+from qseg.segmenters.registry import create, default_spec
 
 __all__ = [
     "InputError",
@@ -35,23 +35,26 @@ __all__ = [
 
 
 def segmenter(
-    method: str = "naive",
+    method: str | None = None,
     *,
     ngrams: StrPath | None = None,
     titles: StrPath | None = None,
     unigrams: StrPath | None = None,
     bigrams: StrPath | None = None,
 ) -> Segmenter:
-    """A segmenter by method spec, reading resources from files (built-in defaults otherwise)."""
+    """A segmenter by method spec, reading resources from files (built-in defaults otherwise).
+
+    Without a method: ``wiki(unseen_titles=true)`` where titles are available, else ``naive``.
+    """
     resources = Resources.load(ngrams=ngrams, titles=titles, unigrams=unigrams, bigrams=bigrams)
-    return create(method, resources)
+    return create(method or default_spec(resources), resources)
 
 
 @cache
-def _default(method: str) -> Segmenter:
-    return create(method)
+def _default(method: str | None) -> Segmenter:
+    return segmenter(method)
 
 
-def segment(query: str, method: str = "naive") -> Segmentation:
-    """Segment one query with the built-in default resources."""
+def segment(query: str, method: str | None = None) -> Segmentation:
+    """Segment one query with the built-in default resources (method as in :func:`segmenter`)."""
     return _default(method).segment(query)

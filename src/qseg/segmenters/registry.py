@@ -144,3 +144,17 @@ def create(spec: str, resources: Resources | None = None) -> Segmenter:
         return method.build(resources or Resources(), **params)
     except ValueError as exc:
         raise SpecError(f"{method.name}: {exc}") from None
+
+
+BEST_SPEC = "wiki(unseen_titles=true)"
+"""The default method where Wikipedia titles are available: the strongest of the n-gram
+methods on Webis-QSeC-10, with the corpus's resources and with the built-in ones."""
+
+
+def default_spec(resources: Resources) -> str:
+    """:data:`BEST_SPEC` where titles are given or built in, else ``naive``."""
+    if resources.titles is not None:
+        return BEST_SPEC
+    from qseg.resources.default import default_titles
+
+    return BEST_SPEC if default_titles() is not None else "naive"
