@@ -190,3 +190,45 @@ def test_titles_dump_with_header_stop_list_and_single_words(tmp_path, write):
         "times square",
     }
     assert Store.open(tmp_path / "t2.qseg").info.kind == "titles"
+
+
+@pytest.mark.parametrize("signum", [2, 15])  # SIGINT (Ctrl-C), SIGTERM
+def test_an_interrupted_build_leaves_nothing_behind(tmp_path, signum):
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    rng = random.Random(5)
+    vocab = [f"w{i}" for i in range(20000)]
+    log = tmp_path / "log.txt"
+    log.write_text(
+        "".join(" ".join(rng.choices(vocab, k=rng.randint(1, 8))) + "\n" for _ in range(400_000))
+    )
+    out = tmp_path / "out"
+    out.mkdir()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "qseg",
+            "build",
+            "ngrams",
+            "--from",
+            "text",
+            "--quiet",
+            "-o",
+            str(out / "s.qseg"),
+            str(log),
+        ],
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 60
+    while not any(out.iterdir()) and time.monotonic() < deadline:  # the build has started
+        time.sleep(0.05)
+    time.sleep(0.5)
+    process.send_signal(signal.Signals(signum))
+    assert process.wait(timeout=60) == 130
+    assert process.stderr.read().decode().strip().endswith("qseg: interrupted")
+    assert list(out.iterdir()) == []

@@ -74,6 +74,15 @@ def test_stdin_ids_are_kept_in_input_order(ngrams):
     )
 
 
+def test_cache_gives_the_same_output(ngrams):
+    stdin = "new york yankees\nyork yankees\nnew york yankees\n" * 3
+    plain = out(qseg("segment", "--method", "naive", "--ngrams", ngrams, stdin=stdin))
+    cached = out(
+        qseg("segment", "--method", "naive", "--ngrams", ngrams, "--cache", "1", stdin=stdin)
+    )
+    assert cached == plain == "new york|yankees\nyork yankees\nnew york|yankees\n" * 3
+
+
 def test_k_best_with_scores(ngrams):
     lines = out(
         qseg("segment", "--method", "naive", "--ngrams", ngrams, "--k", "3", "new york yankees")
@@ -158,6 +167,8 @@ def test_a_200_word_query_is_segmented(ngrams):
         (["segment", "--k", "0", "a"], ["--k must be at least 1"]),
         (["segment", "--method", "pmi", "--k", "2", "a"], ["does not rank"]),
         (["segment", ""], ["QUERY argument 1: empty query"]),
+        (["segment", "--cache", "0", "a"], ["--cache must be at least 1"]),
+        (["segment", "--cache", "9", "--k", "2", "a"], ["--cache applies to plain output"]),
     ],
 )
 def test_usage_errors(args, fragments):

@@ -151,3 +151,17 @@ def test_k_best_lists_valid_segmentations_best_first():
 def test_short_queries(query):
     naive = NaiveSegmenter(NgramCounts({"new york": 3}))
     assert naive.segment(query).to_pipe() == query
+
+
+def test_cached_segmenter_returns_the_same_results_and_evicts_the_oldest():
+    from qseg.segmenters.cache import CachedSegmenter
+
+    inner = NaiveSegmenter(NgramCounts({"new york": 100, "york yankees": 10}))
+    cached = CachedSegmenter(inner, size=2)
+    queries = ["new york yankees", "New  York yankees", "york yankees", "a b", "new york yankees"]
+    assert list(cached.segment_many(queries)) == [inner.segment(q) for q in queries]
+    # the 2nd query is the 1st after normalization; "new york yankees" was evicted by "a b"
+    assert (cached.hits, cached.misses) == (1, 4)
+    assert cached.spec == "naive"
+    with pytest.raises(ValueError, match="at least 1"):
+        CachedSegmenter(inner, 0)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict
@@ -26,6 +27,7 @@ from qseg.resources.bundle import Resources
 from qseg.resources.store import DEFAULT_COUNT_BITS, DEFAULT_FINGERPRINT_BITS, Store
 from qseg.segmentation import Segmentation
 from qseg.segmenters.base import RankingSegmenter, Segmenter
+from qseg.segmenters.cache import CachedSegmenter
 from qseg.segmenters.pmi import tune_tau
 from qseg.segmenters.registry import BEST_SPEC, METHODS, create, default_spec
 
@@ -74,6 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_resource_flags(seg)
     seg.add_argument("--k", type=int, default=1, help="list the K best segmentations with scores")
     seg.add_argument("--format", choices=("pipe", "quoted", "json"), default="pipe")
+    seg.add_argument(
+        "--cache",
+        type=int,
+        metavar="N",
+        help="keep the results of the N most recent distinct queries (plain output only)",
+    )
     seg.add_argument(
         "--skip-bad-lines",
         action="store_true",
@@ -210,6 +218,12 @@ def _cmd_segment(args: argparse.Namespace, out: IO[str]) -> None:
     ranking = isinstance(segmenter, RankingSegmenter)
     if args.k > 1 and not ranking:
         raise QsegError(f"method {segmenter.spec!r} does not rank segmentations; drop --k")
+    if args.cache is not None:
+        if args.cache < 1:
+            raise QsegError(f"--cache must be at least 1, got {args.cache}")
+        if args.k > 1 or args.format == "json":
+            raise QsegError("--cache applies to plain output; drop --k or --format json")
+        segmenter = CachedSegmenter(segmenter, args.cache)
     source = _arg_queries(args.queries) if args.queries else _stdin_queries(args.skip_bad_lines)
     for ident, text in source:
         prefix = "" if ident is None else f"{ident}\t"
@@ -409,9 +423,14 @@ def _cmd_methods(args: argparse.Namespace, out: IO[str]) -> None:
             out.write(f"    {key}={param.default!r} ({param.kind.__name__}): {param.help}\n")
 
 
+def _terminate(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # unwinds, so that builds remove their temporary files
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = build_parser().parse_args(argv)
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         args.run(args, sys.stdout)
         sys.stdout.flush()
@@ -422,6 +441,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except KeyboardInterrupt:
+        print("qseg: interrupted", file=sys.stderr)
         return 130
     return 0
 
