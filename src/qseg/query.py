@@ -3,8 +3,9 @@
 A query is lower-cased and split on whitespace. Apostrophes, hyphens, periods, digits and ``&``
 stay inside words (the Webis corpus has ``u.s.``, ``x-ray``, ``mother's``). The four characters
 that the text forms of a segmentation reserve -- ``|``, ``"``, ``(`` and ``)`` -- separate words
-like whitespace, so that every normalized query round-trips through every text form.
-Non-ASCII text is brought to Unicode NFKC form first (full-width letters, ligatures).
+like whitespace, so that every normalized query round-trips through every text form; so does
+U+FEFF, the byte order mark that editors leave at the start of files. Non-ASCII text is brought
+to Unicode NFKC form first (full-width letters, ligatures).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ MAX_QUERY_WORDS = 1000
 """Longest query accepted. Decoding is linear in the query length, so the limit only guards
 against runaway input (a whole document pasted as one line)."""
 
-_RESERVED = str.maketrans({'"': " ", "|": " ", "(": " ", ")": " "})
+_RESERVED = str.maketrans({'"': " ", "|": " ", "(": " ", ")": " ", "\ufeff": " "})
 
 # One or more words of printable ASCII other than upper case and the reserved characters,
 # separated by single spaces: text that normalize() would return unchanged.
