@@ -22,57 +22,64 @@ cdef enum:
     STACK_WORDS = 256
 
 
-cdef class _Words:
-    """UTF-8 pointers and lengths of a query's words (kept alive by the tuple)."""
+cdef struct Words:
+    const uint8_t** ptrs
+    Py_ssize_t* lens
+    Py_ssize_t n
 
-    cdef const uint8_t** ptrs
-    cdef Py_ssize_t* lens
-    cdef Py_ssize_t n
-    cdef const uint8_t* stack_ptrs[STACK_WORDS]
-    cdef Py_ssize_t stack_lens[STACK_WORDS]
-    cdef tuple words
 
-    def __cinit__(self, tuple words):
-        cdef Py_ssize_t i, length
-        self.words = words
-        self.n = len(words)
-        if self.n <= STACK_WORDS:
-            self.ptrs = self.stack_ptrs
-            self.lens = self.stack_lens
-        else:
-            self.ptrs = <const uint8_t**>malloc(self.n * sizeof(uint8_t*))
-            self.lens = <Py_ssize_t*>malloc(self.n * sizeof(Py_ssize_t))
-            if self.ptrs == NULL or self.lens == NULL:
-                raise MemoryError()
-        for i in range(self.n):
-            self.ptrs[i] = <const uint8_t*>PyUnicode_AsUTF8AndSize(<str>words[i], &length)
-            self.lens[i] = length
+cdef int words_open(Words* w, tuple words, const uint8_t** stack_ptrs,
+                    Py_ssize_t* stack_lens) except -1:
+    """Point ``w`` at the UTF-8 bytes of ``words`` (kept alive by the tuple)."""
+    cdef Py_ssize_t i, length
+    w.n = len(words)
+    if w.n <= STACK_WORDS:
+        w.ptrs = stack_ptrs
+        w.lens = stack_lens
+    else:
+        w.ptrs = <const uint8_t**>malloc(w.n * sizeof(uint8_t*))
+        w.lens = <Py_ssize_t*>malloc(w.n * sizeof(Py_ssize_t))
+        if w.ptrs == NULL or w.lens == NULL:
+            words_close(w, stack_ptrs)
+            raise MemoryError()
+    for i in range(w.n):
+        w.ptrs[i] = <const uint8_t*>PyUnicode_AsUTF8AndSize(<str>words[i], &length)
+        w.lens[i] = length
+    return 0
 
-    def __dealloc__(self):
-        if self.ptrs != self.stack_ptrs:
-            free(self.ptrs)
-            free(self.lens)
+
+cdef void words_close(Words* w, const uint8_t** stack_ptrs) noexcept:
+    if w.ptrs != stack_ptrs:
+        free(w.ptrs)
+        free(w.lens)
 
 
 cpdef list naive_table(tuple words, StoreView counts, list power):
     """Weight table of naive scoring: |s|^|s| * freq(s) for segments with a count."""
-    cdef _Words w = _Words(words)
-    cdef Py_ssize_t n = w.n, i, end
+    cdef const uint8_t* stack_ptrs[STACK_WORDS]
+    cdef Py_ssize_t stack_lens[STACK_WORDS]
+    cdef Words w
+    cdef Py_ssize_t n, i, end
     cdef uint64_t state, value
     cdef bint ext
     cdef list table = [], row
-    for i in range(n - 1):
-        row = []
-        state = fnv_feed(fnv_start(counts.seed), w.ptrs[i], w.lens[i])
-        for end in range(i + 2, n + 1):
-            state = fnv_feed(fnv_feed(state, &SPACE, 1), w.ptrs[end - 1], w.lens[end - 1])
-            if not counts.find(fmix64(state), &w.ptrs[i], &w.lens[i], end - i, &value, &ext):
-                break
-            if value:
-                row.append((end, value * power[end - i]))
-            if not ext:
-                break
-        table.append(row)
+    words_open(&w, words, stack_ptrs, stack_lens)
+    n = w.n
+    try:
+        for i in range(n - 1):
+            row = []
+            state = fnv_feed(fnv_start(counts.seed), w.ptrs[i], w.lens[i])
+            for end in range(i + 2, n + 1):
+                state = fnv_feed(fnv_feed(state, &SPACE, 1), w.ptrs[end - 1], w.lens[end - 1])
+                if not counts.find(fmix64(state), &w.ptrs[i], &w.lens[i], end - i, &value, &ext):
+                    break
+                if value:
+                    row.append((end, value * power[end - i]))
+                if not ext:
+                    break
+            table.append(row)
+    finally:
+        words_close(&w, stack_ptrs)
     return table
 
 
@@ -80,41 +87,49 @@ cpdef list wiki_table(
     tuple words, StoreView counts, StoreView titles, bint unseen_titles, uint64_t median
 ):
     """Weight table of Wikipedia-based normalization: |s| * weight(s)."""
-    cdef _Words w = _Words(words)
-    cdef Py_ssize_t n = w.n, i, end, t, length
+    cdef const uint8_t* stack_ptrs[STACK_WORDS]
+    cdef Py_ssize_t stack_lens[STACK_WORDS]
+    cdef uint64_t stack_pairs[STACK_WORDS]
+    cdef Words w
+    cdef Py_ssize_t n, i, end, t, length
     cdef uint64_t cstate, tstate, freq, member, top, pair
-    cdef bint cfound, cext, text
-    cdef list table = [[] for _ in range(n - 1)]
-    cdef list row
-    cdef uint64_t* pairs = <uint64_t*>malloc((n if n > 0 else 1) * sizeof(uint64_t))
-    if pairs == NULL:
-        raise MemoryError()
+    cdef uint64_t* pairs = stack_pairs  # 2-gram counts, filled right to left
+    cdef bint cext, text, same_seed = counts.seed == titles.seed
+    cdef list table, row
+    words_open(&w, words, stack_ptrs, stack_lens)
+    n = w.n
+    table = [[] for _ in range(n - 1)]
     try:
-        for i in range(n - 2, -1, -1):  # right to left: the 2-gram counts after i are known
+        if n > STACK_WORDS:
+            pairs = <uint64_t*>malloc(n * sizeof(uint64_t))
+            if pairs == NULL:
+                raise MemoryError()
+        for i in range(n - 2, -1, -1):
             row = <list>table[i]
             cstate = fnv_feed(fnv_start(counts.seed), w.ptrs[i], w.lens[i])
-            tstate = fnv_feed(fnv_start(titles.seed), w.ptrs[i], w.lens[i])
+            tstate = cstate if same_seed else fnv_feed(fnv_start(titles.seed), w.ptrs[i],
+                                                        w.lens[i])
             for end in range(i + 2, n + 1):
                 cstate = fnv_feed(fnv_feed(cstate, &SPACE, 1), w.ptrs[end - 1], w.lens[end - 1])
-                tstate = fnv_feed(fnv_feed(tstate, &SPACE, 1), w.ptrs[end - 1], w.lens[end - 1])
+                if same_seed:
+                    tstate = cstate
+                else:
+                    tstate = fnv_feed(fnv_feed(tstate, &SPACE, 1), w.ptrs[end - 1],
+                                      w.lens[end - 1])
                 length = end - i
-                freq = 0
                 cext = False
-                cfound = counts.find(
-                    fmix64(cstate), &w.ptrs[i], &w.lens[i], length, &freq, &cext
-                )
-                if not cfound:
+                if not counts.find(fmix64(cstate), &w.ptrs[i], &w.lens[i], length, &freq,
+                                   &cext):
                     freq = 0
                 if length == 2:
                     pairs[i] = freq
                 member = 0
                 text = False
-                if freq > 0 or unseen_titles:
-                    if not titles.find(
-                        fmix64(tstate), &w.ptrs[i], &w.lens[i], length, &member, &text
-                    ):
-                        member = 0
-                        text = False
+                if (freq or unseen_titles) and not titles.find(
+                    fmix64(tstate), &w.ptrs[i], &w.lens[i], length, &member, &text
+                ):
+                    member = 0
+                    text = False
                 if member:
                     top = 0
                     for t in range(i, end - 1):
@@ -127,7 +142,9 @@ cpdef list wiki_table(
                 if not (cext or (unseen_titles and text)):
                     break
     finally:
-        free(pairs)
+        if pairs != stack_pairs:
+            free(pairs)
+        words_close(&w, stack_ptrs)
     return table
 
 

@@ -2,14 +2,15 @@
 
 Search traffic is heavy-tailed: a few queries make up much of it. Wrapping a segmenter in
 :class:`CachedSegmenter` keeps the results of the most recently used distinct queries (after
-normalization), so repeated queries cost a dictionary lookup. Throughput figures of qseg are
-given with and without it (``benchmarks/throughput.py``).
+normalization; ``functools.lru_cache``), so a repeated query costs its normalization and a
+dictionary lookup. Throughput figures of qseg are given with and without it
+(``benchmarks/throughput.py``).
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 
 from qseg.query import normalize
 from qseg.segmentation import Segmentation
@@ -25,28 +26,26 @@ class CachedSegmenter:
         self.inner = inner
         self.size = size
         self.spec = inner.spec
-        self.hits = 0
-        self.misses = 0
-        self._results: OrderedDict[tuple[str, ...], Segmentation] = OrderedDict()
+        self._cached = lru_cache(maxsize=size)(self._segment_words)
+
+    def _segment_words(self, words: tuple[str, ...]) -> Segmentation:
+        return self.inner.segment(" ".join(words))
+
+    @property
+    def hits(self) -> int:
+        return self._cached.cache_info().hits
+
+    @property
+    def misses(self) -> int:
+        return self._cached.cache_info().misses
 
     def segment(self, query: str) -> Segmentation:
-        words = normalize(query)
-        results = self._results
-        found = results.get(words)
-        if found is not None:
-            results.move_to_end(words)
-            self.hits += 1
-            return found
-        self.misses += 1
-        found = self.inner.segment(" ".join(words))
-        results[words] = found
-        if len(results) > self.size:
-            results.popitem(last=False)
-        return found
+        return self._cached(normalize(query))
 
     def segment_many(self, queries: Iterable[str]) -> Iterator[Segmentation]:
+        cached = self._cached
         for query in queries:
-            yield self.segment(query)
+            yield cached(normalize(query))
 
     def __repr__(self) -> str:
         return f"<CachedSegmenter {self.spec} size={self.size} hits={self.hits}>"
