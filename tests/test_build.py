@@ -232,3 +232,23 @@ def test_an_interrupted_build_leaves_nothing_behind(tmp_path, signum):
     assert process.wait(timeout=60) == 130
     assert process.stderr.read().decode().strip().endswith("qseg: interrupted")
     assert list(out.iterdir()) == []
+
+
+def test_query_log_statistics_give_pmi_q(tmp_path, write):
+    """Word and 2-gram probabilities of a log (PMI-Q of paper 000), stored like any counts."""
+    import math
+
+    from qseg.resources import CountProbabilities
+    from qseg.segmenters import PmiSegmenter
+
+    log = write("log.txt", "new york\t6\nnew york pizza\t2\nyork pizza\npizza\t1\n")
+    store = build_ngrams([log], tmp_path / "q.qseg", source="text", max_order=2, quiet=True)
+    counts = NgramCounts(store=store)
+    assert counts.max_order == 2 and counts.unigram_total == 8 + 9 + 4
+    probabilities = CountProbabilities(counts)
+    # new: 8, york: 9, pizza: 4 of 21 tokens; "new york": 8
+    expected = math.log10((8 / 21) / ((8 / 21) * (9 / 21)))
+    assert probabilities.pmi("new", "york") == pytest.approx(expected)
+    assert PmiSegmenter(probabilities, tau=1.0).segment("new york pizza").to_pipe() == (
+        "new|york|pizza"
+    )

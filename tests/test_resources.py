@@ -14,6 +14,7 @@ def test_counts_file_is_normalized_and_case_variants_are_added(write):
     assert counts.max_order == 3 and len(counts) == 2
     assert counts.view.lookup("new york") == (True, 15, True)  # a prefix of a longer n-gram
     assert counts.view.lookup("new york city") == (True, 3, False)
+    assert counts.count_many(["new york", "boston", "new york city"]).tolist() == [15, 0, 3]
 
 
 def test_gzip_files_are_read(tmp_path):
@@ -78,6 +79,7 @@ def test_titles_file(write):
     assert "new york" in titles and "the bronx" not in titles and len(titles) == 3
     assert titles.max_words == 3
     assert titles.view.lookup("the bronx") == (True, 0, True)  # a prefix only
+    assert titles.contains_many(["new york", "the bronx", "x"]).tolist() == [True, False, False]
     with pytest.raises(InputError, match=":1: expected one title a line"):
         TitleSet.from_file(write("t2.txt", "a\tb\n"))
     with pytest.raises(InputError, match=":2: bad n-gram"):

@@ -7,7 +7,9 @@ Counts are always served from a store (:mod:`qseg.resources.store`): a store fil
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
+
+import numpy as np
 
 from qseg.errors import InputError
 from qseg.fileio import StrPath, read_lines, split_fields
@@ -105,6 +107,10 @@ class NgramCounts:
     def count(self, ngram: str) -> int:
         """The count of an n-gram, 0 if absent."""
         return int(self.view.lookup(ngram)[1])
+
+    def count_many(self, ngrams: Sequence[str]) -> np.ndarray:
+        """Counts of many n-grams at once (0 where absent), as a numpy ``uint64`` array."""
+        return self.view.lookup_many(ngrams)[0]
 
     def get(self, ngram: str, default: int = 0) -> int:
         value = self.count(ngram)

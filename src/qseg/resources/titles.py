@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+
+import numpy as np
 
 from qseg.errors import InputError
 from qseg.fileio import StrPath, read_lines
@@ -47,6 +49,11 @@ class TitleSet:
     def max_words(self) -> int:
         """Words in the longest title."""
         return self.info.max_words
+
+    def contains_many(self, titles: Sequence[str]) -> np.ndarray:
+        """Membership of many titles at once, as a numpy ``bool`` array."""
+        values, found, _ = self.view.lookup_many(titles)
+        return found & (values > 0)
 
     def __contains__(self, title: object) -> bool:
         return isinstance(title, str) and self.view.lookup(title)[1] > 0
