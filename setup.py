@@ -6,6 +6,7 @@ from setuptools import setup
 setup(
     ext_modules=cythonize(
         [
+            "src/qseg/_words.pyx",
             "src/qseg/resources/_store.pyx",
             "src/qseg/resources/build/_ngrams.pyx",
             "src/qseg/segmenters/_kernel.pyx",

@@ -1,3 +1,5 @@
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -57,3 +59,17 @@ def test_normalization_is_idempotent(text):
     assert normalize(" ".join(words)) == words
     assert normalize_key(" ".join(words)) == " ".join(words)
     assert all(w and not any(c.isspace() or c in '|"()' for c in w) for w in words)
+
+
+NORMAL = re.compile(r"[!#-'*-@\[-{}~]+(?: [!#-'*-@\[-{}~]+)*")
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=130), max_size=12))
+def test_compiled_fast_path_accepts_exactly_normal_text(text):
+    """Words of printable ASCII without upper case or |"(), joined by single spaces."""
+    from qseg._words import normal_words
+
+    words = normal_words(text)
+    assert (words is not None) == bool(NORMAL.fullmatch(text))
+    if words is not None:
+        assert words == tuple(text.split(" ")) == normalize(text)

@@ -10,9 +10,9 @@ to Unicode NFKC form first (full-width letters, ligatures).
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
+from qseg._words import normal_words
 from qseg.errors import QsegError
 
 MAX_QUERY_WORDS = 1000
@@ -21,19 +21,16 @@ against runaway input (a whole document pasted as one line)."""
 
 _RESERVED = str.maketrans({'"': " ", "|": " ", "(": " ", ")": " ", "\ufeff": " "})
 
-# One or more words of printable ASCII other than upper case and the reserved characters,
-# separated by single spaces: text that normalize() would return unchanged.
-_NORMAL_ASCII = re.compile(r"[!#-'*-@\[-{}~]+(?: [!#-'*-@\[-{}~]+)*").fullmatch
-
 
 class QueryError(QsegError):
     """A query that cannot be segmented (empty, or longer than :data:`MAX_QUERY_WORDS`)."""
 
 
-def words_of(text: str) -> list[str]:
+def words_of(text: str) -> list[str] | tuple[str, ...]:
     """The normalized words of any text (no length limit; may be empty)."""
-    if _NORMAL_ASCII(text):
-        return text.split(" ")
+    words = normal_words(text)
+    if words is not None:
+        return words
     if not text.isascii():
         # lower-casing can leave text that NFKC changes again, hence NFKC on both sides
         text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).lower())
@@ -42,7 +39,9 @@ def words_of(text: str) -> list[str]:
 
 def normalize(text: str) -> tuple[str, ...]:
     """Return the words of a query: NFKC, lower case, reserved characters as separators."""
-    words = tuple(words_of(text))
+    words = normal_words(text)
+    if words is None:
+        words = tuple(words_of(text))
     if not words:
         raise QueryError("empty query: it has no words")
     if len(words) > MAX_QUERY_WORDS:
@@ -52,7 +51,7 @@ def normalize(text: str) -> tuple[str, ...]:
 
 def normalize_key(text: str) -> str:
     """The normalized words of ``text`` joined by single spaces: the key of n-gram tables."""
-    if _NORMAL_ASCII(text):
+    if normal_words(text) is not None:
         return text
     return " ".join(normalize(text))
 
@@ -65,7 +64,7 @@ def ngram_key(text: str) -> str | None:
     words would shift when normalized (``( new york`` would become the 2-gram ``new york``),
     so it is skipped rather than merged into another n-gram.
     """
-    if _NORMAL_ASCII(text):
+    if normal_words(text) is not None:
         return text
     if any(c in text for c in '|"()'):
         return None

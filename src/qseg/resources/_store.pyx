@@ -46,6 +46,12 @@ def hash_utf8_column(const uint8_t[::1] data, const long long[::1] offsets, uint
     return out
 
 
+cdef inline uint64_t byte_sum(uint64_t word) noexcept nogil:
+    """The sum of the 8 bytes of ``word``."""
+    word = (word & 0x00FF00FF00FF00FFULL) + ((word >> 8) & 0x00FF00FF00FF00FFULL)
+    return (word * 0x0001000100010001ULL) >> 48
+
+
 cdef inline uint64_t read_bits(const uint8_t* data, uint64_t bitpos, int width) noexcept nogil:
     cdef uint64_t word
     memcpy(&word, data + (bitpos >> 3), 8)
@@ -146,9 +152,14 @@ cdef class StoreView:
         cdef uint64_t bucket = h >> self.bucket_shift
         cdef uint64_t block = bucket >> 6
         cdef uint64_t start = self.bases[block]
-        cdef uint64_t t, r, end, rec, fp, stored
-        for t in range(block << 6, bucket):
+        cdef uint64_t t = block << 6, r, end, rec, fp, stored, word
+        while t + 8 <= bucket:  # add the sizes of the block's earlier buckets, 8 at a time
+            memcpy(&word, self.sizes + t, 8)
+            start += byte_sum(word)
+            t += 8
+        while t < bucket:
             start += self.sizes[t]
+            t += 1
         end = start + self.sizes[bucket]
         if not self.exact:
             fp = (h >> self.fp_shift) & self.fp_mask

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 from typing import Protocol, runtime_checkable
 
 from qseg.query import normalize
 from qseg.segmentation import Segmentation
-from qseg.segmenters.decoder import WeightTable, best_breaks, kbest_breaks, score_breaks
+from qseg.segmenters._kernel import SpanScorer
+from qseg.segmenters.decoder import WeightTable, kbest_breaks, score_breaks
 
 
 @runtime_checkable
@@ -40,26 +40,30 @@ class RankingSegmenter(Segmenter, Protocol):
         ...
 
 
-class SpanScoringSegmenter(ABC):
-    """A scorer that weighs every multiword segment, decoded exactly by :mod:`.decoder`."""
+class SpanScoringSegmenter:
+    """A scorer that weighs every multiword segment, decoded exactly by :mod:`.decoder`.
+
+    Subclasses set ``scorer``, a compiled scorer from ``_kernel.pyx`` that both lists the
+    weights (for ranking and scoring) and decodes the best segmentation without leaving C.
+    """
 
     spec: str
+    scorer: SpanScorer
 
-    @abstractmethod
     def span_weights(self, words: tuple[str, ...]) -> WeightTable:
-        """Weight of every multiword segment, 0 = not allowed (see :mod:`.decoder`)."""
+        """Weight of every allowed multiword segment (see :mod:`.decoder`)."""
+        return self.scorer.table(words)
 
     def segment(self, query: str) -> Segmentation:
         words = normalize(query)
-        _, breaks = best_breaks(self.span_weights(words), len(words))
-        return Segmentation._trusted(words, breaks)
+        return Segmentation._trusted(words, self.scorer.best(words)[1])
 
     def segment_many(self, queries: Iterable[str]) -> Iterator[Segmentation]:
-        span_weights = self.span_weights
+        best = self.scorer.best
         make = Segmentation._trusted
         for query in queries:
             words = normalize(query)
-            yield make(words, best_breaks(span_weights(words), len(words))[1])
+            yield make(words, best(words)[1])
 
     def rank(self, query: str, k: int) -> list[tuple[Segmentation, int]]:
         words = normalize(query)

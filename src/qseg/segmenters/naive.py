@@ -11,9 +11,8 @@ therefore never chosen.
 from __future__ import annotations
 
 from qseg.resources.counts import NgramCounts
-from qseg.segmenters._kernel import naive_table
+from qseg.segmenters._kernel import NaiveScorer
 from qseg.segmenters.base import SpanScoringSegmenter
-from qseg.segmenters.decoder import WeightTable
 
 
 class NaiveSegmenter(SpanScoringSegmenter):
@@ -21,8 +20,5 @@ class NaiveSegmenter(SpanScoringSegmenter):
 
     def __init__(self, counts: NgramCounts) -> None:
         self.counts = counts
-        self._power = [length**length for length in range(counts.max_order + 1)]
+        self.scorer = NaiveScorer(counts.view, counts.max_order)
         self.spec = "naive"
-
-    def span_weights(self, words: tuple[str, ...]) -> WeightTable:
-        return naive_table(words, self.counts.view, self._power)

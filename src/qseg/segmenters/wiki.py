@@ -19,9 +19,8 @@ from __future__ import annotations
 
 from qseg.resources.counts import NgramCounts
 from qseg.resources.titles import TitleSet
-from qseg.segmenters._kernel import wiki_table
+from qseg.segmenters._kernel import WikiScorer
 from qseg.segmenters.base import SpanScoringSegmenter
-from qseg.segmenters.decoder import WeightTable
 
 MEDIAN_BIGRAM_COUNT = 3_461_030
 """Median 2-gram frequency of a frequency-weighted Web1T 5-gram sample (paper 003, Table 2)."""
@@ -50,7 +49,4 @@ class WikiSegmenter(SpanScoringSegmenter):
         if median != MEDIAN_BIGRAM_COUNT:
             options.append(f"median={median}")
         self.spec = f"wiki({', '.join(options)})" if options else "wiki"
-
-    def span_weights(self, words: tuple[str, ...]) -> WeightTable:
-        counts, titles = self.counts.view, self.titles.view
-        return wiki_table(words, counts, titles, self.unseen_titles, self.median)
+        self.scorer = WikiScorer(counts.view, titles.view, unseen_titles, median)
