@@ -1,0 +1,236 @@
+"""Building stores: ``qseg build ngrams`` and ``qseg build titles``.
+
+A build counts (or collects) its entries with an engine -- DuckDB on one machine, or Spark
+(local mode here, a cluster with ``master``) -- and then writes the store with DuckDB (see
+``finish.py``). All intermediate files live in a hidden temporary folder beside the output,
+removed when the build ends, however it ends; the store appears only when complete.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from qseg.errors import QsegError
+from qseg.resources.build.sources import Source, resolve
+from qseg.resources.store import DEFAULT_COUNT_BITS, DEFAULT_FINGERPRINT_BITS, Store
+
+ENGINES = ("duckdb", "spark")
+
+
+class Reporter:
+    """Stage messages and progress bars on stderr (or nothing, when quiet)."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.started = time.perf_counter()
+
+    def say(self, message: str) -> None:
+        if not self.quiet:
+            elapsed = time.perf_counter() - self.started
+            print(f"qseg build [{elapsed:7.1f}s] {message}", file=sys.stderr, flush=True)
+
+    @contextmanager
+    def bar(self, total: int | None, unit: str, desc: str) -> Iterator[Any]:
+        from tqdm import tqdm
+
+        with tqdm(
+            total=total, unit=unit, unit_scale=True, desc=desc, disable=self.quiet,
+            file=sys.stderr, leave=False,
+        ) as bar:
+            yield bar
+
+
+@contextmanager
+def workspace(output: Path) -> Iterator[Path]:
+    """A hidden temporary folder beside ``output`` for a build's intermediate files.
+
+    DuckDB turns a signal that arrives during a query into ``RuntimeError("Query
+    interrupted")``; it is raised on as :class:`KeyboardInterrupt`, after the clean-up.
+    """
+    output.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with tempfile.TemporaryDirectory(
+            prefix=f".{output.name}.build-", dir=output.parent
+        ) as tmp:
+            yield Path(tmp)
+    except RuntimeError as exc:
+        if "interrupted" in str(exc).lower():
+            raise KeyboardInterrupt from None
+        raise
+
+
+def _store_options(mode: str, fingerprint_bits: int, count_bits: int | None) -> dict[str, Any]:
+    if mode == "exact":
+        return {}
+    options: dict[str, Any] = {"fingerprint_bits": fingerprint_bits}
+    if count_bits is not None:
+        options["value_bits"] = count_bits
+    return options
+
+
+def _finish(
+    con: Any, output: Path, *, kind: str, mode: str, header: dict[str, Any],
+    options: dict[str, Any], report: Reporter,
+) -> Store:
+    from qseg.resources.build.finish import write_store
+
+    report.say("sorting keys by hash and writing the store")
+    with report.bar(None, "keys", "writing") as bar:
+        store = write_store(
+            con, output, kind=kind, mode=mode, header=header, options=options,
+            progress=bar.update,
+        )
+    info = store.info
+    report.say(
+        f"wrote {output}: {info.entries:,} entries, {info.keys:,} keys, "
+        f"{info.size_bytes / 1e6:,.1f} MB ({info.bytes_per_key:.2f} bytes a key)"
+    )
+    return store
+
+
+def build_ngrams(
+    inputs: Sequence[str | Path],
+    output: str | Path,
+    *,
+    source: str = "counts",
+    engine: str = "duckdb",
+    mode: str = "exact",
+    min_count: int = 1,
+    max_order: int = 5,
+    memory_limit: str | None = None,
+    threads: int | None = None,
+    master: str | None = None,
+    fingerprint_bits: int = DEFAULT_FINGERPRINT_BITS,
+    count_bits: int | None = DEFAULT_COUNT_BITS,
+    quiet: bool = False,
+) -> Store:
+    """Count n-grams from ``inputs`` of kind ``source`` and write an n-gram store."""
+    if engine not in ENGINES:
+        raise QsegError(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}")
+    if min_count < 1:
+        raise QsegError(f"--min-count must be at least 1, got {min_count}")
+    if master and engine != "spark":
+        raise QsegError("--master is for the Spark engine; add --engine spark")
+    resolved = resolve(source, inputs, max_order)
+    output = Path(output)
+    report = Reporter(quiet)
+    options = _store_options(mode, fingerprint_bits, count_bits)
+    from qseg.resources.build.duckdb_engine import connect, count_ngrams, load_parquet_entries
+
+    with workspace(output) as work:
+        con = connect(work, memory_limit, threads)
+        try:
+            report.say(f"counting {resolved.kind} n-grams with {engine} "
+                       f"({len(resolved.files)} files)")
+            if engine == "spark":
+                from qseg.resources.build.spark_engine import count_ngrams_spark
+
+                stats = count_ngrams_spark(
+                    resolved, min_count, work / "entries", master=master,
+                    memory_limit=memory_limit, threads=threads,
+                )
+                load_parquet_entries(con, work / "entries")
+            else:
+                with report.bar(_text_size(resolved), "B", "reading") as bar:
+                    last = [0]
+
+                    def advance(done: int) -> None:
+                        bar.update(done - last[0])
+                        last[0] = done
+
+                    stats = count_ngrams(con, resolved, min_count, advance)
+            if stats.get("skipped_ngrams"):
+                report.say(f"skipped {stats['skipped_ngrams']:,} n-grams with |\"() characters")
+            header = {
+                "source": resolved.describe() | {
+                    "engine": engine, "min_count": min_count, "max_order": max_order,
+                } | stats,
+            }
+            return _finish(con, output, kind="counts", mode=mode, header=header,
+                           options=options, report=report)
+        finally:
+            con.close()
+
+
+def _text_size(source: Source) -> int | None:
+    if source.kind != "text" or any(f.suffix == ".gz" for f in source.files):
+        return None
+    return sum(f.stat().st_size for f in source.files)
+
+
+def build_titles(
+    inputs: Sequence[str | Path],
+    output: str | Path,
+    *,
+    stop_titles: str | Path | None = None,
+    single_words: bool = False,
+    mode: str = "exact",
+    memory_limit: str | None = None,
+    threads: int | None = None,
+    fingerprint_bits: int = DEFAULT_FINGERPRINT_BITS,
+    quiet: bool = False,
+) -> Store:
+    """Collect titles from Wikipedia ``all-titles-in-ns0`` dumps into a title store."""
+    from qseg.resources.build.titles import dump_titles, read_stop_titles
+
+    resolved = resolve("text", inputs, 1)
+    stop = read_stop_titles(Path(stop_titles)) if stop_titles else set()
+    header = {
+        "source": resolved.describe() | {
+            "kind": "wikipedia-titles", "single_words": single_words,
+            "stop_titles": str(stop_titles) if stop_titles else None,
+        }
+    }
+    return build_title_store(
+        dump_titles(resolved.files, stop, single_words), output, header=header, mode=mode,
+        memory_limit=memory_limit, threads=threads, fingerprint_bits=fingerprint_bits,
+        quiet=quiet,
+    )
+
+
+def build_title_store(
+    batches: Iterable[list[str]],
+    output: str | Path,
+    *,
+    header: dict[str, Any],
+    mode: str = "exact",
+    memory_limit: str | None = None,
+    threads: int | None = None,
+    fingerprint_bits: int = DEFAULT_FINGERPRINT_BITS,
+    quiet: bool = False,
+) -> Store:
+    """A title store from batches of normalized title keys (duplicates allowed)."""
+    import pyarrow as pa
+
+    from qseg.resources.build.duckdb_engine import connect
+
+    output = Path(output)
+    report = Reporter(quiet)
+    with workspace(output) as work:
+        con = connect(work, memory_limit, threads)
+        try:
+            report.say("collecting titles")
+            con.execute("CREATE TABLE collected (ngram VARCHAR)")
+            with report.bar(None, "titles", "reading") as bar:
+                for batch in batches:
+                    table = pa.table({"ngram": pa.array(batch, pa.string())})
+                    con.register("batch", table)
+                    con.execute("INSERT INTO collected SELECT ngram FROM batch")
+                    con.unregister("batch")
+                    bar.update(len(batch))
+            con.execute(
+                "CREATE TABLE entries AS SELECT DISTINCT ngram, 1::UBIGINT AS count "
+                "FROM collected"
+            )
+            con.execute("DROP TABLE collected")
+            return _finish(con, output, kind="titles", mode=mode, header=header,
+                           options=_store_options(mode, fingerprint_bits, None),
+                           report=report)
+        finally:
+            con.close()

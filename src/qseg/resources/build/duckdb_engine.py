@@ -1,0 +1,168 @@
+"""The DuckDB engine: n-gram counting and store writing on one machine, larger than memory.
+
+DuckDB runs embedded, in a database file inside the build's temporary folder, so that it can
+spill to disk under ``memory_limit``. Count files (Web1T, ``ngram<TAB>count``) are read by
+DuckDB's own CSV reader; lines of text are read and normalized by qseg and expanded into
+n-grams by the compiled ``_ngrams`` module, then summed by DuckDB.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from qseg.errors import InputError, QsegError
+from qseg.query import QueryError, ngram_key
+from qseg.resources._store import hash_utf8_column
+from qseg.resources.build._ngrams import expand_lines
+from qseg.resources.build.sources import Source, text_batches
+
+# n-grams that need no normalization but lower-casing: printable ASCII without |"() and
+# single spaces between tokens (the SQL twin of qseg.query's fast path)
+CLEAN_ASCII = r"[!#-'*-{}~]+( [!#-'*-{}~]+)*"
+_CLEAN_SQL = CLEAN_ASCII.replace("'", "''")
+
+
+def connect(workdir: Path, memory_limit: str | None, threads: int | None) -> Any:
+    """A DuckDB connection with qseg's settings and functions."""
+    import duckdb
+    import pyarrow as pa
+
+    con = duckdb.connect(str(workdir / "build.duckdb"))
+    try:
+        con.execute(f"SET temp_directory = '{workdir / 'spill'}'")
+        con.execute("SET preserve_insertion_order = false")
+        con.execute("SET enable_progress_bar = false")
+        if memory_limit:
+            con.execute(f"SET memory_limit = '{memory_limit}'")
+        if threads:
+            con.execute(f"SET threads = {int(threads)}")
+    except duckdb.Error as exc:
+        con.close()
+        raise QsegError(f"DuckDB refused a setting: {str(exc).splitlines()[0]}") from None
+
+    def ngram_keys(column: Any) -> Any:
+        keys = []
+        for text in column.to_pylist():
+            try:
+                keys.append(ngram_key(text))
+            except QueryError:
+                raise QsegError(f"an n-gram is empty or blank: {text!r}") from None
+        return pa.array(keys, pa.string())
+
+    def hashes(column: Any) -> Any:
+        if isinstance(column, pa.ChunkedArray):
+            column = column.combine_chunks()
+        column = column.cast(pa.large_string())
+        offsets = np.frombuffer(column.buffers()[1], dtype=np.int64)
+        offsets = offsets[column.offset : column.offset + len(column) + 1]
+        data = column.buffers()[2]
+        raw = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(1, np.uint8)
+        return pa.array(hash_utf8_column(raw, np.ascontiguousarray(offsets), 0), pa.uint64())
+
+    con.create_function("qseg_ngram_key", ngram_keys, ["VARCHAR"], "VARCHAR", type="arrow")
+    con.create_function("qseg_hash", hashes, ["VARCHAR"], "UBIGINT", type="arrow")
+    return con
+
+
+def duckdb_error(exc: Exception) -> QsegError:
+    """A one-line qseg error from a DuckDB exception, naming file and line where it can."""
+    lines = [s.strip() for s in str(exc).splitlines() if s.strip()]
+    first = lines[0] if lines else "DuckDB failed"
+    line = re.search(r"CSV Error on Line: (\d+)", first)
+    if not line:
+        return QsegError(first.split(": ", 1)[-1] if "Error: " in first else first)
+    file = next((s.removeprefix("file = ") for s in lines if s.startswith("file = ")), "input")
+    reason = next(
+        (
+            s
+            for s in lines[1:]
+            if not s.startswith(("Original Line", "Possible", "*", "file =", "delimiter",
+                                 "quote", "escape", "new_line", "Column "))
+        ),
+        first,
+    )
+    return InputError(file, int(line.group(1)), reason)
+
+
+def count_ngrams(
+    con: Any,
+    source: Source,
+    min_count: int,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, int]:
+    """Fill table ``entries(ngram, count)``: summed counts >= ``min_count``; returns stats."""
+    import duckdb
+
+    try:
+        if source.kind == "text":
+            con.execute("CREATE TABLE partial (ngram VARCHAR, count UBIGINT)")
+            lines_read = 0
+            for lines, counts, done in text_batches(source.files):
+                offsets, data, gram_counts = expand_lines(lines, counts, source.max_order)
+                _insert_partial(con, offsets, data, gram_counts)
+                lines_read += len(lines)
+                if progress:
+                    progress(done)
+            con.execute(
+                "CREATE TABLE entries AS SELECT ngram, sum(count)::UBIGINT AS count "
+                "FROM partial GROUP BY ngram HAVING sum(count) >= ?",
+                [min_count],
+            )
+            con.execute("DROP TABLE partial")
+            return {"lines": lines_read, "skipped_ngrams": 0}
+        files = [str(f) for f in source.files]
+        con.execute(
+            f"""
+            CREATE TABLE normalized AS
+            SELECT key, sum("count")::UBIGINT AS count, count(*) AS rows FROM (
+                SELECT CASE
+                    WHEN regexp_full_match(ngram, '{_CLEAN_SQL}') THEN lower(ngram)
+                    WHEN regexp_matches(ngram, '["|()]') THEN NULL
+                    ELSE qseg_ngram_key(ngram) END AS key,
+                    "count"
+                FROM read_csv(?, auto_detect = false, delim = '\t', quote = '', escape = '',
+                              header = false, comment = '',
+                              columns = {{'ngram': 'VARCHAR', 'count': 'UBIGINT'}})
+            ) GROUP BY key
+            """,
+            [files],
+        )
+        skipped = con.execute("SELECT coalesce(sum(rows), 0) FROM normalized WHERE key IS NULL")
+        skipped_rows = int(skipped.fetchall()[0][0])
+        con.execute(
+            "CREATE TABLE entries AS SELECT key AS ngram, count FROM normalized "
+            "WHERE key IS NOT NULL AND count >= ?",
+            [min_count],
+        )
+        con.execute("DROP TABLE normalized")
+        return {"skipped_ngrams": skipped_rows}
+    except duckdb.Error as exc:
+        raise duckdb_error(exc) from None
+
+
+def _insert_partial(con: Any, offsets: np.ndarray, data: np.ndarray, counts: np.ndarray) -> None:
+    import pyarrow as pa
+
+    grams = pa.LargeStringArray.from_buffers(
+        len(counts), pa.py_buffer(offsets), pa.py_buffer(data)
+    )
+    batch = pa.table({"ngram": grams, "count": pa.array(counts, pa.uint64())})
+    con.register("batch", batch)
+    con.execute(
+        "INSERT INTO partial SELECT ngram, sum(count)::UBIGINT FROM batch GROUP BY ngram"
+    )
+    con.unregister("batch")
+
+
+def load_parquet_entries(con: Any, directory: Path) -> None:
+    """Make table ``entries`` from Parquet files written by another engine."""
+    con.execute(
+        "CREATE TABLE entries AS SELECT ngram, count::UBIGINT AS count "
+        "FROM read_parquet(?)",
+        [str(directory / "*.parquet")],
+    )

@@ -1,0 +1,65 @@
+"""Title lists for Wikipedia-based normalization, from an English Wikipedia titles dump.
+
+``enwiki-*-all-titles-in-ns0(.gz)`` holds one article title a line (a first line
+``page_title`` is a header), words joined by underscores: ``New_York_Yankees``,
+``Mercury_(planet)``. Each title becomes its normalized words (underscores are spaces; case is
+folded). A title that ends in a parenthesized disambiguation, ``Mercury_(planet)``, yields both
+``mercury planet`` and the bare ``mercury`` (paper 003: "all Wikipedia titles and their
+respective disambiguations"). Titles of one word are dropped unless asked for: a one-word
+segment never changes a segmentation's score. Titles on an optional stop list (normalized the
+same way) are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from qseg.fileio import read_lines
+from qseg.query import words_of
+
+_DISAMBIGUATION = re.compile(r"^(.+?)[ _]+\([^()]*\)$")
+
+
+def title_keys(title: str) -> list[str]:
+    """The normalized keys one raw title yields (the full title, and the bare one if any)."""
+    keys = []
+    for text in (title, *_bare(title)):
+        words = words_of(text.replace("_", " "))
+        if words:
+            keys.append(" ".join(words))
+    return keys
+
+
+def _bare(title: str) -> list[str]:
+    match = _DISAMBIGUATION.match(title)
+    return [match.group(1)] if match else []
+
+
+def dump_titles(
+    files: Iterable[Path], stop: set[str], single_words: bool
+) -> Iterator[list[str]]:
+    """Batches of title keys from dump files (duplicates are removed later, by the builder)."""
+    batch: list[str] = []
+    for path in files:
+        for lineno, line in read_lines(path):
+            if lineno == 1 and line == "page_title":
+                continue
+            for key in title_keys(line):
+                if key in stop or (not single_words and " " not in key):
+                    continue
+                batch.append(key)
+            if len(batch) >= 200_000:
+                yield batch
+                batch = []
+    if batch:
+        yield batch
+
+
+def read_stop_titles(path: Path) -> set[str]:
+    """A stop list: one title a line, normalized like the titles."""
+    stop: set[str] = set()
+    for _, line in read_lines(path):
+        stop.update(title_keys(line))
+    return stop
