@@ -40,8 +40,13 @@ class Reporter:
         from tqdm import tqdm
 
         with tqdm(
-            total=total, unit=unit, unit_scale=True, desc=desc, disable=self.quiet,
-            file=sys.stderr, leave=False,
+            total=total,
+            unit=unit,
+            unit_scale=True,
+            desc=desc,
+            disable=self.quiet,
+            file=sys.stderr,
+            leave=False,
         ) as bar:
             yield bar
 
@@ -55,9 +60,7 @@ def workspace(output: Path) -> Iterator[Path]:
     """
     output.parent.mkdir(parents=True, exist_ok=True)
     try:
-        with tempfile.TemporaryDirectory(
-            prefix=f".{output.name}.build-", dir=output.parent
-        ) as tmp:
+        with tempfile.TemporaryDirectory(prefix=f".{output.name}.build-", dir=output.parent) as tmp:
             yield Path(tmp)
     except RuntimeError as exc:
         if "interrupted" in str(exc).lower():
@@ -75,15 +78,26 @@ def _store_options(mode: str, fingerprint_bits: int, count_bits: int | None) -> 
 
 
 def _finish(
-    con: Any, output: Path, *, kind: str, mode: str, header: dict[str, Any],
-    options: dict[str, Any], report: Reporter,
+    con: Any,
+    output: Path,
+    *,
+    kind: str,
+    mode: str,
+    header: dict[str, Any],
+    options: dict[str, Any],
+    report: Reporter,
 ) -> Store:
     from qseg.resources.build.finish import write_store
 
     report.say("sorting keys by hash and writing the store")
     with report.bar(None, "keys", "writing") as bar:
         store = write_store(
-            con, output, kind=kind, mode=mode, header=header, options=options,
+            con,
+            output,
+            kind=kind,
+            mode=mode,
+            header=header,
+            options=options,
             progress=bar.update,
         )
     info = store.info
@@ -126,14 +140,19 @@ def build_ngrams(
     with workspace(output) as work:
         con = connect(work, memory_limit, threads)
         try:
-            report.say(f"counting {resolved.kind} n-grams with {engine} "
-                       f"({len(resolved.files)} files)")
+            report.say(
+                f"counting {resolved.kind} n-grams with {engine} ({len(resolved.files)} files)"
+            )
             if engine == "spark":
                 from qseg.resources.build.spark_engine import count_ngrams_spark
 
                 stats = count_ngrams_spark(
-                    resolved, min_count, work / "entries", master=master,
-                    memory_limit=memory_limit, threads=threads,
+                    resolved,
+                    min_count,
+                    work / "entries",
+                    master=master,
+                    memory_limit=memory_limit,
+                    threads=threads,
                 )
                 load_parquet_entries(con, work / "entries")
             else:
@@ -146,14 +165,19 @@ def build_ngrams(
 
                     stats = count_ngrams(con, resolved, min_count, advance)
             if stats.get("skipped_ngrams"):
-                report.say(f"skipped {stats['skipped_ngrams']:,} n-grams with |\"() characters")
+                report.say(f'skipped {stats["skipped_ngrams"]:,} n-grams with |"() characters')
             header = {
-                "source": resolved.describe() | {
-                    "engine": engine, "min_count": min_count, "max_order": max_order,
-                } | stats,
+                "source": resolved.describe()
+                | {
+                    "engine": engine,
+                    "min_count": min_count,
+                    "max_order": max_order,
+                }
+                | stats,
             }
-            return _finish(con, output, kind="counts", mode=mode, header=header,
-                           options=options, report=report)
+            return _finish(
+                con, output, kind="counts", mode=mode, header=header, options=options, report=report
+            )
         finally:
             con.close()
 
@@ -182,14 +206,21 @@ def build_titles(
     resolved = resolve("text", inputs, 1)
     stop = read_stop_titles(Path(stop_titles)) if stop_titles else set()
     header = {
-        "source": resolved.describe() | {
-            "kind": "wikipedia-titles", "single_words": single_words,
+        "source": resolved.describe()
+        | {
+            "kind": "wikipedia-titles",
+            "single_words": single_words,
             "stop_titles": str(stop_titles) if stop_titles else None,
         }
     }
     return build_title_store(
-        dump_titles(resolved.files, stop, single_words), output, header=header, mode=mode,
-        memory_limit=memory_limit, threads=threads, fingerprint_bits=fingerprint_bits,
+        dump_titles(resolved.files, stop, single_words),
+        output,
+        header=header,
+        mode=mode,
+        memory_limit=memory_limit,
+        threads=threads,
+        fingerprint_bits=fingerprint_bits,
         quiet=quiet,
     )
 
@@ -225,12 +256,17 @@ def build_title_store(
                     con.unregister("batch")
                     bar.update(len(batch))
             con.execute(
-                "CREATE TABLE entries AS SELECT DISTINCT ngram, 1::UBIGINT AS count "
-                "FROM collected"
+                "CREATE TABLE entries AS SELECT DISTINCT ngram, 1::UBIGINT AS count FROM collected"
             )
             con.execute("DROP TABLE collected")
-            return _finish(con, output, kind="titles", mode=mode, header=header,
-                           options=_store_options(mode, fingerprint_bits, None),
-                           report=report)
+            return _finish(
+                con,
+                output,
+                kind="titles",
+                mode=mode,
+                header=header,
+                options=_store_options(mode, fingerprint_bits, None),
+                report=report,
+            )
         finally:
             con.close()

@@ -81,8 +81,19 @@ def duckdb_error(exc: Exception) -> QsegError:
         (
             s
             for s in lines[1:]
-            if not s.startswith(("Original Line", "Possible", "*", "file =", "delimiter",
-                                 "quote", "escape", "new_line", "Column "))
+            if not s.startswith(
+                (
+                    "Original Line",
+                    "Possible",
+                    "*",
+                    "file =",
+                    "delimiter",
+                    "quote",
+                    "escape",
+                    "new_line",
+                    "Column ",
+                )
+            )
         ),
         first,
     )
@@ -148,21 +159,16 @@ def count_ngrams(
 def _insert_partial(con: Any, offsets: np.ndarray, data: np.ndarray, counts: np.ndarray) -> None:
     import pyarrow as pa
 
-    grams = pa.LargeStringArray.from_buffers(
-        len(counts), pa.py_buffer(offsets), pa.py_buffer(data)
-    )
+    grams = pa.LargeStringArray.from_buffers(len(counts), pa.py_buffer(offsets), pa.py_buffer(data))
     batch = pa.table({"ngram": grams, "count": pa.array(counts, pa.uint64())})
     con.register("batch", batch)
-    con.execute(
-        "INSERT INTO partial SELECT ngram, sum(count)::UBIGINT FROM batch GROUP BY ngram"
-    )
+    con.execute("INSERT INTO partial SELECT ngram, sum(count)::UBIGINT FROM batch GROUP BY ngram")
     con.unregister("batch")
 
 
 def load_parquet_entries(con: Any, directory: Path) -> None:
     """Make table ``entries`` from Parquet files written by another engine."""
     con.execute(
-        "CREATE TABLE entries AS SELECT ngram, count::UBIGINT AS count "
-        "FROM read_parquet(?)",
+        "CREATE TABLE entries AS SELECT ngram, count::UBIGINT AS count FROM read_parquet(?)",
         [str(directory / "*.parquet")],
     )

@@ -53,8 +53,9 @@ def _web1t_files(directory: Path, max_order: int) -> list[Path]:
         if not folder.is_dir():
             break  # the orders present, from 1 up without a gap
         parts = sorted(
-            p for p in folder.iterdir() if (m := _WEB1T_FILE.fullmatch(p.name)) and
-            int(m.group(1)) == order
+            p
+            for p in folder.iterdir()
+            if (m := _WEB1T_FILE.fullmatch(p.name)) and int(m.group(1)) == order
         )
         if not parts:
             raise QsegError(f"{folder}: no {order}gm-NNNN files")
@@ -101,14 +102,20 @@ def text_batches(
             text, tab, count = line.rpartition("\t")
             if tab:
                 if not (count.isdigit() and count.isascii()):
-                    raise InputError(source, lineno, f"count {count!r} after the last tab "
-                                     "is not a non-negative integer")
+                    raise InputError(
+                        source,
+                        lineno,
+                        f"count {count!r} after the last tab is not a non-negative integer",
+                    )
                 value = int(count)
             else:
                 text, value = line, 1
             if "\ufffd" in text:
-                raise InputError(source, lineno, "U+FFFD replacement character: text damaged "
-                                 "by an earlier decoding")
+                raise InputError(
+                    source,
+                    lineno,
+                    "U+FFFD replacement character: text damaged by an earlier decoding",
+                )
             words = words_of(text)
             if not words or not value:
                 continue

@@ -119,13 +119,20 @@ def count_ngrams_spark(
     store. An error in the child comes back as the same one-line error.
     """
     request = {
-        "kind": source.kind, "files": [str(f) for f in source.files],
-        "max_order": source.max_order, "min_count": min_count, "output": str(output),
-        "master": master, "memory_limit": memory_limit, "threads": threads,
+        "kind": source.kind,
+        "files": [str(f) for f in source.files],
+        "max_order": source.max_order,
+        "min_count": min_count,
+        "output": str(output),
+        "master": master,
+        "memory_limit": memory_limit,
+        "threads": threads,
     }
     child = subprocess.Popen(
         [sys.executable, "-m", "qseg.resources.build.spark_engine", json.dumps(request)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         out, err = child.communicate()
@@ -136,8 +143,11 @@ def count_ngrams_spark(
     reply = json.loads(out.strip().splitlines()[-1]) if out.strip() else {}
     if child.returncode or "error" in reply:
         if reply.get("error"):
-            raise (InputError(reply["source"], None, reply["error"]) if reply.get("source")
-                   else QsegError(reply["error"]))
+            raise (
+                InputError(reply["source"], None, reply["error"])
+                if reply.get("source")
+                else QsegError(reply["error"])
+            )
         noise = [line for line in err.splitlines() if line.strip()]
         raise QsegError(f"Spark failed: {noise[-1] if noise else 'no message'}")
     return reply["stats"]
@@ -145,13 +155,10 @@ def count_ngrams_spark(
 
 def _child(request: dict[str, Any]) -> dict[str, Any]:
     """The child process's work; returns the reply for the parent."""
-    source = Source(request["kind"], tuple(Path(f) for f in request["files"]),
-                    request["max_order"])
+    source = Source(request["kind"], tuple(Path(f) for f in request["files"]), request["max_order"])
     try:
-        with spark_session(request["master"], request["threads"],
-                           request["memory_limit"]) as spark:
-            return {"stats": _count(spark, source, request["min_count"],
-                                    Path(request["output"]))}
+        with spark_session(request["master"], request["threads"], request["memory_limit"]) as spark:
+            return {"stats": _count(spark, source, request["min_count"], Path(request["output"]))}
     except InputError as exc:
         return {"error": exc.reason, "source": exc.source}
     except QsegError as exc:
@@ -167,8 +174,12 @@ def _count(spark: Any, source: Source, min_count: int, output: Path) -> dict[str
         raw = spark.read.option("lineSep", "\n").text([str(f) for f in source.files])
         _first_bad(raw, ~F.is_valid_utf8("value"), source, "invalid UTF-8 in a line")
         lines = raw.select(F.regexp_replace("value", "\r$", "").alias("value"))
-        _first_bad(lines, F.col("value").contains("\ufffd"), source,
-                   "U+FFFD replacement character: text damaged by an earlier decoding")
+        _first_bad(
+            lines,
+            F.col("value").contains("\ufffd"),
+            source,
+            "U+FFFD replacement character: text damaged by an earlier decoding",
+        )
         if source.kind == "text":
             stats, counted = _text_grams(lines, source, F, StringType)
         else:
@@ -209,8 +220,12 @@ def _text_grams(lines: Any, source: Source, F: Any, StringType: Any) -> Any:
     )
     count = F.when(has_tab, F.regexp_extract("value", r"\t([^\t]*)$", 1))
     rows = lines.select("value", text.alias("text"), count.alias("count_text"))
-    _first_bad(rows, F.col("count_text").isNotNull() & ~F.col("count_text").rlike("^[0-9]+$"),
-               source, "count after the last tab is not a non-negative integer")
+    _first_bad(
+        rows,
+        F.col("count_text").isNotNull() & ~F.col("count_text").rlike("^[0-9]+$"),
+        source,
+        "count after the last tab is not a non-negative integer",
+    )
     normalized = F.when(
         F.col("text").rlike(_ASCII),
         F.trim(F.regexp_replace(F.lower("text"), _SEPARATORS, " ")),
@@ -240,11 +255,16 @@ def _text_grams(lines: Any, source: Source, F: Any, StringType: Any) -> Any:
 
 def _count_lines(lines: Any, source: Source, F: Any, StringType: Any) -> Any:
     fields = F.split("value", "\t")
-    rows = lines.select("value", fields.getItem(0).alias("ngram"),
-                        fields.getItem(1).alias("count_text"), F.size(fields).alias("n"))
+    rows = lines.select(
+        "value",
+        fields.getItem(0).alias("ngram"),
+        fields.getItem(1).alias("count_text"),
+        F.size(fields).alias("n"),
+    )
     _first_bad(rows, F.col("n") != 2, source, "expected ngram<TAB>count")
-    _first_bad(rows, ~F.col("count_text").rlike("^[0-9]+$"), source,
-               "count is not a non-negative integer")
+    _first_bad(
+        rows, ~F.col("count_text").rlike("^[0-9]+$"), source, "count is not a non-negative integer"
+    )
     key = (
         F.when(F.col("ngram").rlike(f"^(?:{CLEAN_ASCII})$"), F.lower("ngram"))
         .when(F.col("ngram").rlike(r'["|()]'), F.lit(None))
@@ -253,9 +273,7 @@ def _count_lines(lines: Any, source: Source, F: Any, StringType: Any) -> Any:
     keyed = rows.select(key.alias("ngram"), F.col("count_text").cast("long").alias("count"))
     skipped = keyed.where(F.col("ngram").isNull()).count()
     counted = (
-        keyed.where(F.col("ngram").isNotNull())
-        .groupBy("ngram")
-        .agg(F.sum("count").alias("count"))
+        keyed.where(F.col("ngram").isNotNull()).groupBy("ngram").agg(F.sum("count").alias("count"))
     )
     return {"skipped_ngrams": int(skipped)}, counted
 

@@ -37,9 +37,7 @@ def _bare(title: str) -> list[str]:
     return [match.group(1)] if match else []
 
 
-def dump_titles(
-    files: Iterable[Path], stop: set[str], single_words: bool
-) -> Iterator[list[str]]:
+def dump_titles(files: Iterable[Path], stop: set[str], single_words: bool) -> Iterator[list[str]]:
     """Batches of title keys from dump files (duplicates are removed later, by the builder)."""
     batch: list[str] = []
     for path in files:
