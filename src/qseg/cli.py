@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict
@@ -17,6 +16,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import IO, Any
 
+from qseg import signals
 from qseg.corpora.webis import read_references, read_segmentations
 from qseg.errors import InputError, QsegError
 from qseg.evaluation.matching import PROTOCOLS, SystemScores, choose_reference, evaluate
@@ -423,14 +423,10 @@ def _cmd_methods(args: argparse.Namespace, out: IO[str]) -> None:
             out.write(f"    {key}={param.default!r} ({param.kind.__name__}): {param.help}\n")
 
 
-def _terminate(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt  # unwinds, so that builds remove their temporary files
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = build_parser().parse_args(argv)
-    signal.signal(signal.SIGTERM, _terminate)
+    signals.install()
     try:
         args.run(args, sys.stdout)
         sys.stdout.flush()

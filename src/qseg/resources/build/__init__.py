@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from qseg import signals
 from qseg.errors import QsegError
 from qseg.resources.build.sources import Source, resolve
 from qseg.resources.store import DEFAULT_COUNT_BITS, DEFAULT_FINGERPRINT_BITS, Store
@@ -164,6 +165,7 @@ def build_ngrams(
                         last[0] = done
 
                     stats = count_ngrams(con, resolved, min_count, advance)
+            signals.check()
             if stats.get("skipped_ngrams"):
                 report.say(f'skipped {stats["skipped_ngrams"]:,} n-grams with |"() characters')
             header = {
@@ -250,6 +252,7 @@ def build_title_store(
             con.execute("CREATE TABLE collected (ngram VARCHAR)")
             with report.bar(None, "titles", "reading") as bar:
                 for batch in batches:
+                    signals.check()
                     table = pa.table({"ngram": pa.array(batch, pa.string())})
                     con.register("batch", table)
                     con.execute("INSERT INTO collected SELECT ngram FROM batch")

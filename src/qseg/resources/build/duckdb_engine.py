@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from qseg import signals
 from qseg.errors import InputError, QsegError
 from qseg.query import QueryError, ngram_key
 from qseg.resources._store import hash_utf8_column
@@ -69,8 +70,14 @@ def connect(workdir: Path, memory_limit: str | None, threads: int | None) -> Any
     return con
 
 
-def duckdb_error(exc: Exception) -> QsegError:
-    """A one-line qseg error from a DuckDB exception, naming file and line where it can."""
+def duckdb_error(exc: Exception) -> BaseException:
+    """A one-line qseg error from a DuckDB exception, naming file and line where it can.
+
+    An interruption that reached Python code inside a query (a user-defined function) comes
+    back as :class:`KeyboardInterrupt`.
+    """
+    if "KeyboardInterrupt" in str(exc) or "interrupted" in str(exc).split("\n")[0].lower():
+        return KeyboardInterrupt()
     lines = [s.strip() for s in str(exc).splitlines() if s.strip()]
     first = lines[0] if lines else "DuckDB failed"
     line = re.search(r"CSV Error on Line: (\d+)", first)
@@ -114,6 +121,7 @@ def count_ngrams(
             con.execute("CREATE TABLE partial (ngram VARCHAR, count UBIGINT)")
             lines_read = 0
             for lines, counts, done in text_batches(source.files):
+                signals.check()
                 offsets, data, gram_counts = expand_lines(lines, counts, source.max_order)
                 _insert_partial(con, offsets, data, gram_counts)
                 lines_read += len(lines)
@@ -125,6 +133,7 @@ def count_ngrams(
                 [min_count],
             )
             con.execute("DROP TABLE partial")
+            signals.check()
             return {"lines": lines_read, "skipped_ngrams": 0}
         files = [str(f) for f in source.files]
         con.execute(
@@ -151,6 +160,7 @@ def count_ngrams(
             [min_count],
         )
         con.execute("DROP TABLE normalized")
+        signals.check()
         return {"skipped_ngrams": skipped_rows}
     except duckdb.Error as exc:
         raise duckdb_error(exc) from None

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from qseg import signals
 from qseg.errors import QsegError
 from qseg.resources.build.duckdb_engine import duckdb_error
 from qseg.resources.store import Store, StoreWriter
@@ -52,6 +53,7 @@ def write_store(
             """
         )
         con.execute("DROP TABLE prefixes")
+        signals.check()
         n_keys, key_bytes, max_value, max_words, unigram_total, entries = con.execute(
             """
             SELECT count(*), coalesce(sum(strlen(key)), 0), coalesce(max(value), 0),
@@ -78,6 +80,7 @@ def write_store(
                 "SELECT qseg_hash(key) AS h, value, ext, key FROM keys ORDER BY h, key"
             ).to_arrow_reader(BATCH_ROWS)
             for batch in reader:
+                signals.check()
                 writer.add(
                     batch.column("h").to_numpy(),
                     batch.column("value").to_numpy(),
@@ -86,6 +89,7 @@ def write_store(
                 )
                 if progress:
                     progress(batch.num_rows)
+            signals.check()
             return writer.finish()
     except duckdb.Error as exc:
         raise duckdb_error(exc) from None
