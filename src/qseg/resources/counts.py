@@ -8,13 +8,14 @@ Counts are always served from a store (:mod:`qseg.resources.store`): a store fil
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from qseg.errors import InputError
 from qseg.fileio import StrPath, read_lines, split_fields
 from qseg.query import QueryError, ngram_key, normalize_key
-from qseg.resources.store import Store, StoreError, build_from_entries
+from qseg.resources.store import Store, StoreBacked, build_from_entries
 
 
 def parse_count(text: str, source: str, lineno: int) -> int:
@@ -59,20 +60,14 @@ def read_count_file(path: StrPath) -> tuple[dict[str, int], int]:
     return counts, skipped
 
 
-def open_store(path: StrPath, kind: str) -> Store:
-    """Open a store file and check that it holds ``kind``."""
-    store = Store.open(path)
-    if store.info.kind != kind:
-        raise StoreError(f"{path}: a store of {store.info.kind}, not of {kind}")
-    return store
-
-
-class NgramCounts:
+class NgramCounts(StoreBacked):
     """N-gram counts served from a store; ``NgramCounts({"new york": 10})`` builds one in memory.
 
     Counts of n-grams that normalize to the same key (``New York`` and ``new york`` in
     case-sensitive Web1T files) are added.
     """
+
+    kind = "counts"
 
     def __init__(self, counts: Mapping[str, int] | None = None, *, store: Store | None = None):
         if store is None:
@@ -81,18 +76,13 @@ class NgramCounts:
                 key = normalize_key(ngram)
                 entries[key] = entries.get(key, 0) + count
             store = build_from_entries(entries, kind="counts")
-        self.store = store
-        self.view = store.view
-        self.info = store.info
+        self._attach(store)
 
     @classmethod
-    def from_file(cls, path: StrPath) -> NgramCounts:
-        """A store file (memory-mapped) or a plain ``ngram<TAB>count`` file (``.gz`` too)."""
-        if Store.is_store(path):
-            return cls(store=open_store(path, "counts"))
+    def read_plain(cls, path: StrPath) -> tuple[dict[str, int], dict[str, Any]]:
+        """``ngram<TAB>count`` lines (see :func:`read_count_file`)."""
         entries, skipped = read_count_file(path)
-        source = {"file": str(path), "skipped_ngrams": skipped}
-        return cls(store=build_from_entries(entries, kind="counts", source=source))
+        return entries, {"file": str(path), "skipped_ngrams": skipped}
 
     @property
     def max_order(self) -> int:

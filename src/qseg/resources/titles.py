@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
 from qseg.errors import InputError
 from qseg.fileio import StrPath, read_lines
 from qseg.query import normalize_key
-from qseg.resources.counts import open_store, parse_ngram
-from qseg.resources.store import Store, build_from_entries
+from qseg.resources.counts import parse_ngram
+from qseg.resources.store import Store, StoreBacked, build_from_entries
 
 
 def read_title_file(path: StrPath) -> set[str]:
@@ -26,24 +27,20 @@ def read_title_file(path: StrPath) -> set[str]:
     return titles
 
 
-class TitleSet:
+class TitleSet(StoreBacked):
     """A set of normalized titles; ``TitleSet({"new york"})`` builds one in memory."""
+
+    kind = "titles"
 
     def __init__(self, titles: Iterable[str] = (), *, store: Store | None = None) -> None:
         if store is None:
             store = build_from_entries(dict.fromkeys(map(normalize_key, titles), 1), kind="titles")
-        self.store = store
-        self.view = store.view
-        self.info = store.info
+        self._attach(store)
 
     @classmethod
-    def from_file(cls, path: StrPath) -> TitleSet:
-        """A title store file (memory-mapped) or a plain file of one title a line."""
-        if Store.is_store(path):
-            return cls(store=open_store(path, "titles"))
-        titles = read_title_file(path)
-        entries = dict.fromkeys(titles, 1)
-        return cls(store=build_from_entries(entries, kind="titles", source={"file": str(path)}))
+    def read_plain(cls, path: StrPath) -> tuple[dict[str, int], dict[str, Any]]:
+        """One title a line (see :func:`read_title_file`)."""
+        return dict.fromkeys(read_title_file(path), 1), {"file": str(path)}
 
     @property
     def max_words(self) -> int:

@@ -250,8 +250,8 @@ cdef class SpanScorer:
     cdef int scan(self, Words* w, Spans* s) except -1:
         raise NotImplementedError
 
-    def table(self, tuple words):
-        """The weight table of ``words`` (see ``decoder.py``)."""
+    cdef object _scanned(self, tuple words, bint decoded):
+        """Scan ``words``; then decode (``(score, breaks)``) or list the weight table."""
         cdef Words w
         cdef Spans s
         words_open(&w, words)
@@ -259,26 +259,19 @@ cdef class SpanScorer:
             spans_open(&s, w.n)
             try:
                 self.scan(&w, &s)
-                return to_table(&s)
+                return decode(&s) if decoded else to_table(&s)
             finally:
                 spans_close(&s)
         finally:
             words_close(&w)
 
+    def table(self, tuple words):
+        """The weight table of ``words`` (see ``decoder.py``)."""
+        return self._scanned(words, False)
+
     def best(self, tuple words):
         """``(score, breaks)`` of the best segmentation of ``words``."""
-        cdef Words w
-        cdef Spans s
-        words_open(&w, words)
-        try:
-            spans_open(&s, w.n)
-            try:
-                self.scan(&w, &s)
-                return decode(&s)
-            finally:
-                spans_close(&s)
-        finally:
-            words_close(&w)
+        return self._scanned(words, True)
 
 
 cdef class NaiveScorer(SpanScorer):
