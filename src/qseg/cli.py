@@ -11,16 +11,19 @@ import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from importlib.metadata import version
 from pathlib import Path
 from typing import IO, Any
 
 from qseg import signals
+from qseg.corpora.ir import Collection
 from qseg.corpora.webis import read_references, read_segmentations
 from qseg.errors import InputError, QsegError
+from qseg.evaluation.ir.framework import DEFAULT_MEASURES
 from qseg.evaluation.matching import PROTOCOLS, SystemScores, choose_reference, evaluate
 from qseg.fileio import decode_line
+from qseg.progress import progress_bar
 from qseg.query import QueryError, normalize
 from qseg.resources.build.sources import SOURCE_KINDS
 from qseg.resources.bundle import Resources
@@ -30,6 +33,7 @@ from qseg.segmenters.base import RankingSegmenter, Segmenter
 from qseg.segmenters.cache import CachedSegmenter
 from qseg.segmenters.pmi import tune_tau
 from qseg.segmenters.registry import BEST_SPEC, METHODS, create, default_spec
+from qseg.tables import render_table
 
 ENGINES = ("duckdb", "spark")
 
@@ -154,6 +158,79 @@ def build_parser() -> argparse.ArgumentParser:
     verify = store_cmds.add_parser("verify", help="check every section's checksum")
     verify.add_argument("path", metavar="STORE")
     verify.set_defaults(run=_cmd_store_verify)
+
+    ir = commands.add_parser(
+        "ir-eval",
+        help="IR-based evaluation: oracle scores of quoted versions on a search engine",
+        description="Paper 000's framework: every quoted version of each system's segmentation "
+        "runs on a search engine; QVRS, the unsegmented query, all-quoted versions and BQV_BF "
+        "are scored with ir_measures against graded judgments.",
+    )
+    where = ir.add_argument_group("collection (a known one, or files)")
+    where.add_argument("--collection", choices=("nfcorpus", "cranfield", "vaswani"))
+    where.add_argument("--data", metavar="DIR", help="the collection's folder")
+    where.add_argument(
+        "--nfcorpus-queries",
+        default="nontopic-titles,vid-titles",
+        metavar="KINDS",
+        help="NFCorpus query files (comma-separated; default: the keyword-style ones)",
+    )
+    where.add_argument("--docs", metavar="FILE")
+    where.add_argument("--docs-format", choices=("tsv", "trec", "smart"), default="tsv")
+    where.add_argument("--queries", metavar="FILE")
+    where.add_argument("--queries-format", choices=("tsv", "trec", "smart"), default="tsv")
+    where.add_argument("--qrels", metavar="FILE", help="TREC qrels (qid iter docid grade)")
+    where.add_argument("--grades", metavar="MAP", help="grade mapping, e.g. 3:2,2:1,1:0,-1:drop")
+    where.add_argument(
+        "--stopwords",
+        metavar="FILE",
+        help="words removed from documents and queries before anything else",
+    )
+    where.add_argument(
+        "--engine-stopwords",
+        metavar="FILE",
+        help="words the engine's analyzer drops, leaving position gaps",
+    )
+    what = ir.add_argument_group("systems")
+    what.add_argument(
+        "--system",
+        action="append",
+        default=[],
+        metavar="NAME=SPEC",
+        help="a segmenter by method spec (repeatable)",
+    )
+    what.add_argument(
+        "--segmentations",
+        action="append",
+        default=[],
+        metavar="NAME=FILE",
+        help="segmentations from a file, id<TAB>seg|ments (repeatable)",
+    )
+    what.add_argument(
+        "--counts-from-documents",
+        action="store_true",
+        help="segmenters use n-gram counts built from the collection's documents",
+    )
+    _add_resource_flags(ir)
+    how = ir.add_argument_group("evaluation")
+    how.add_argument("--engine", choices=("tantivy",), default="tantivy")
+    how.add_argument(
+        "--measures",
+        default=" ".join(DEFAULT_MEASURES),
+        help="ir_measures measures (default: %(default)s)",
+    )
+    how.add_argument("--no-bqv", action="store_true", help="skip BQV_BF")
+    how.add_argument(
+        "--bqv-max-words",
+        type=int,
+        default=12,
+        help="BQV_BF only for queries of at most this many words (2^(l-1) runs)",
+    )
+    how.add_argument("--cache-dir", metavar="DIR", help="indexes, counts and cached results")
+    how.add_argument("--no-cache", action="store_true", help="do not cache search results")
+    how.add_argument("--format", choices=("table", "markdown", "json"), default="table")
+    how.add_argument("--quiet", action="store_true", help="no progress bars")
+    ir.set_defaults(run=_cmd_ir_eval)
 
     methods = commands.add_parser("methods", help="list the segmentation methods")
     methods.set_defaults(run=_cmd_methods)
@@ -290,13 +367,7 @@ def _format_table(rows: Sequence[SystemScores]) -> str:
         )
         for r in rows
     ]
-    widths = [max(len(row[i]) for row in (header, *body)) for i in range(len(header))]
-    lines = []
-    for row in (header, *body):
-        cells = [row[0].ljust(widths[0])]
-        cells += [cell.rjust(width) for cell, width in zip(row[1:], widths[1:], strict=True)]
-        lines.append("  ".join(cells))
-    return "\n".join(lines)
+    return render_table(header, body)
 
 
 def _cmd_evaluate(args: argparse.Namespace, out: IO[str]) -> None:
@@ -411,6 +482,129 @@ def _cmd_store_info(args: argparse.Namespace, out: IO[str]) -> None:
 def _cmd_store_verify(args: argparse.Namespace, out: IO[str]) -> None:
     Store.open(args.path).verify()
     out.write(f"{args.path}: ok\n")
+
+
+# -- ir-eval ---------------------------------------------------------------------------------
+
+
+def _grades(text: str | None) -> dict[int, int | None] | None:
+    if text is None:
+        return None
+    mapping: dict[int, int | None] = {}
+    for item in text.split(","):
+        source, colon, target = item.partition(":")
+        try:
+            mapping[int(source)] = None if target.strip() == "drop" else int(target)
+        except ValueError:
+            raise QsegError(f"--grades: {item!r} is not GRADE:GRADE or GRADE:drop") from None
+        if not colon:
+            raise QsegError(f"--grades: {item!r} is not GRADE:GRADE or GRADE:drop")
+    return mapping
+
+
+def _collection(args: argparse.Namespace) -> Collection:
+    from qseg.corpora import ir
+
+    if args.collection:
+        if not args.data:
+            raise QsegError("--collection needs --data DIR, the collection's folder")
+        if args.collection == "nfcorpus":
+            kinds = [k.strip() for k in args.nfcorpus_queries.split(",") if k.strip()]
+            return ir.nfcorpus(args.data, queries=kinds)
+        stop = ir.read_words(args.stopwords) if args.stopwords else frozenset()
+        if args.collection == "cranfield":
+            return ir.cranfield(args.data, stopwords=stop)
+        return ir.vaswani(args.data, stopwords=stop)
+    if not (args.docs and args.queries and args.qrels):
+        raise QsegError("give --collection and --data, or --docs, --queries and --qrels")
+    readers = {
+        "tsv": lambda path: ir.read_tsv(path),
+        "trec": lambda path: ir.read_trec_tagged(path, "doc", "docno", ()),
+        "smart": lambda path: dict(ir.read_smart(path)),
+    }
+    query_readers = readers | {
+        "trec": lambda path: ir.read_trec_tagged(path, "top", "num", ("title",)),
+        "smart": lambda path: {
+            str(i): text for i, (_, text) in enumerate(ir.read_smart(path, "W"), 1)
+        },
+    }
+    docs = args.docs
+    return ir.Collection(
+        name=Path(docs).stem,
+        documents=lambda: iter(readers[args.docs_format](docs).items()),
+        queries=query_readers[args.queries_format](args.queries),
+        qrels=ir.read_qrels(args.qrels, _grades(args.grades)),
+        stopwords=ir.read_words(args.stopwords) if args.stopwords else frozenset(),
+        sources=[docs],
+    )
+
+
+def _cmd_ir_eval(args: argparse.Namespace, out: IO[str]) -> None:
+    from qseg.corpora import ir
+    from qseg.evaluation.ir.counts import collection_counts
+    from qseg.evaluation.ir.engines.tantivy_engine import TantivyEngine
+    from qseg.evaluation.ir.framework import evaluate_ir, query_words
+    from qseg.evaluation.ir.report import table_rows, tau_rows, to_json
+    from qseg.resources.default import cache_dir
+
+    collection = _collection(args)
+    folder = Path(args.cache_dir) if args.cache_dir else cache_dir() / "ir"
+    words = query_words(collection)
+    resources = _resources(args)
+    if args.counts_from_documents:
+        resources = replace(resources, ngrams=collection_counts(collection, folder / "counts"))
+    systems: dict[str, dict[str, Segmentation]] = {}
+    specs = [item.partition("=") for item in args.system]
+    if not args.system and not args.segmentations:
+        specs = [("naive", "=", "naive"), (default_spec(resources),) * 3]
+    for name, eq, spec in specs:
+        if not eq:
+            raise QsegError(f"--system {name!r}: expected NAME=SPEC")
+        segmenter = create(spec, resources)
+        systems[name] = {qid: segmenter.segment(" ".join(w)) for qid, w in words.items()}
+    for name, path in _named_files(args.segmentations).items():
+        systems[name] = read_segmentations(path)
+    engine_stopwords = (
+        ir.read_words(args.engine_stopwords) if args.engine_stopwords else frozenset()
+    )
+    engine = TantivyEngine(folder / "indexes" / "tantivy", engine_stopwords)
+    with progress_bar(args.quiet, "docs", "indexing") as bar:
+        engine.progress = bar.update
+        engine.index(collection)
+    with progress_bar(args.quiet, "searches", "evaluating") as bar:
+        results = evaluate_ir(
+            collection,
+            engine,
+            systems,
+            measures=args.measures.split(),
+            cache=None if args.no_cache else str(folder / "results.sqlite"),
+            bqv=not args.no_bqv,
+            bqv_max_words=args.bqv_max_words,
+            progress=bar.update,
+        )
+    taus = {}
+    if not args.no_bqv and len(systems) > 1:
+        taus["BQV_BF"] = results.kendall_tau(results.bqv_reference, systems)
+    if args.format == "json":
+        out.write(to_json(results, taus) + "\n")
+        return
+    markdown = args.format == "markdown"
+    queries = len(words)
+    out.write(
+        f"{collection.name}: {queries} queries, engine {engine.name}; "
+        f"* = p < 0.05 against unsegmented (paired t-test)\n\n"
+    )
+    out.write(render_table(*table_rows(results), markdown=markdown) + "\n")
+    for reference, rows in taus.items():
+        out.write(
+            f"\nKendall tau, systems ranked by QVRS vs by matching metrics against {reference}:\n\n"
+        )
+        out.write(render_table(*tau_rows(rows), markdown=markdown) + "\n")
+    if results.skipped_bqv:
+        out.write(
+            f"\nBQV_BF skipped {len(results.skipped_bqv)} queries of more than "
+            f"{args.bqv_max_words} words\n"
+        )
 
 
 # -- methods ---------------------------------------------------------------------------------

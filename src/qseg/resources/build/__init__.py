@@ -18,6 +18,7 @@ from typing import Any
 
 from qseg import signals
 from qseg.errors import QsegError
+from qseg.progress import progress_bar
 from qseg.resources.build.sources import Source, resolve
 from qseg.resources.store import DEFAULT_COUNT_BITS, DEFAULT_FINGERPRINT_BITS, Store
 
@@ -36,20 +37,8 @@ class Reporter:
             elapsed = time.perf_counter() - self.started
             print(f"qseg build [{elapsed:7.1f}s] {message}", file=sys.stderr, flush=True)
 
-    @contextmanager
-    def bar(self, total: int | None, unit: str, desc: str) -> Iterator[Any]:
-        from tqdm import tqdm
-
-        with tqdm(
-            total=total,
-            unit=unit,
-            unit_scale=True,
-            desc=desc,
-            disable=self.quiet,
-            file=sys.stderr,
-            leave=False,
-        ) as bar:
-            yield bar
+    def bar(self, total: int | None, unit: str, desc: str) -> Any:
+        return progress_bar(self.quiet, unit, desc, total)
 
 
 @contextmanager

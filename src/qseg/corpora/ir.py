@@ -1,0 +1,263 @@
+"""Readers for IR test collections: documents, queries and graded relevance judgments.
+
+Formats: TREC qrels (``qid iter docid grade``), TREC topics (``<top><num>..<title>..``), TREC
+``<DOC><DOCNO>`` documents, tab-separated ``id<TAB>text`` documents and queries, and the SMART
+format of Cranfield (``.I id`` then ``.T``/``.A``/``.B``/``.W`` fields). Grades are mapped to the
+0/1/2 scale of paper 000 by a configurable mapping; a grade mapped to ``None`` is dropped.
+The three collections in ``../shared/data/ir`` load with :func:`nfcorpus`, :func:`cranfield`
+and :func:`vaswani`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from qseg.errors import InputError
+from qseg.fileio import StrPath, read_lines
+
+Grades = Mapping[int, int | None]
+
+
+@dataclass
+class Collection:
+    """Documents (read lazily), queries and judgments of one IR test collection.
+
+    ``stopwords`` are removed from documents and queries before anything else -- indexing,
+    counting, segmentation -- as NFCorpus's documents were stored (so a phrase of the remaining
+    words can match across a removed stopword).
+    """
+
+    name: str
+    documents: Callable[[], Iterator[tuple[str, str]]]
+    queries: dict[str, str]
+    qrels: dict[str, dict[str, int]]
+    stopwords: frozenset[str] = frozenset()
+    sources: list[str] = field(default_factory=list)
+
+    def judged_queries(self) -> dict[str, str]:
+        """The queries that have at least one relevant (grade >= 1) document."""
+        return {
+            qid: text
+            for qid, text in self.queries.items()
+            if any(grade >= 1 for grade in self.qrels.get(qid, {}).values())
+        }
+
+
+def read_qrels(path: StrPath, grades: Grades | None = None) -> dict[str, dict[str, int]]:
+    """TREC qrels ``qid iteration docid grade`` (any whitespace); grades mapped by ``grades``."""
+    source = str(path)
+    qrels: dict[str, dict[str, int]] = {}
+    for lineno, line in read_lines(path):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 4:
+            raise InputError(source, lineno, f"expected `qid iter docid grade`, got {line!r}")
+        qid, _, docid, grade = fields
+        value = _grade(grade, grades, source, lineno)
+        if value is not None:
+            qrels.setdefault(qid, {})[docid] = value
+    if not qrels:
+        raise InputError(source, None, "no judgments in file")
+    return qrels
+
+
+def _grade(text: str, grades: Grades | None, source: str, lineno: int) -> int | None:
+    try:
+        grade = int(text)
+    except ValueError:
+        raise InputError(source, lineno, f"grade {text!r} is not an integer") from None
+    if grades is None:
+        return grade
+    if grade not in grades:
+        raise InputError(source, lineno, f"grade {grade} has no mapping ({dict(grades)})")
+    return grades[grade]
+
+
+def read_tsv(path: StrPath) -> dict[str, str]:
+    """``id<TAB>text`` lines (documents or queries)."""
+    source = str(path)
+    rows: dict[str, str] = {}
+    for lineno, line in read_lines(path):
+        ident, tab, text = line.partition("\t")
+        if not tab or not ident.strip():
+            raise InputError(source, lineno, "expected `id<TAB>text`")
+        if ident in rows:
+            raise InputError(source, lineno, f"duplicate id {ident!r}")
+        rows[ident] = text
+    if not rows:
+        raise InputError(source, None, "no records in file")
+    return rows
+
+
+_TAG = re.compile(r"<(/?)(\w+)>")
+
+
+def read_trec_tagged(
+    path: StrPath, record: str, key: str, text_tags: Sequence[str]
+) -> dict[str, str]:
+    """Records ``<record>..</record>`` with an id in ``<key>`` and text in ``text_tags``
+    (or all untagged text when ``text_tags`` is empty): TREC ``<DOC>`` files and topics."""
+    source = str(path)
+    records: dict[str, str] = {}
+    current: dict[str, list[str]] | None = None
+    open_tag: str | None = None
+    start = 0
+    for lineno, line in read_lines(path):
+        pos = 0
+        for match in _TAG.finditer(line):
+            if current is not None and open_tag is not None:
+                current.setdefault(open_tag, []).append(line[pos : match.start()])
+            closing, tag = match.group(1) == "/", match.group(2).lower()
+            pos = match.end()
+            if tag == record:
+                if closing:
+                    if current is None:
+                        raise InputError(source, lineno, f"</{record}> without <{record}>")
+                    _finish_record(current, key, text_tags, records, source, start)
+                    current, open_tag = None, None
+                else:
+                    current, open_tag, start = {}, "", lineno
+            elif current is not None:
+                open_tag = "" if closing else tag
+        if current is not None and open_tag is not None:
+            current.setdefault(open_tag, []).append(line[pos:] + "\n")
+    if current is not None:
+        raise InputError(source, start, f"<{record}> is not closed")
+    if not records:
+        raise InputError(source, None, f"no <{record}> records in file")
+    return records
+
+
+def _finish_record(
+    parts: dict[str, list[str]],
+    key: str,
+    text_tags: Sequence[str],
+    records: dict[str, str],
+    source: str,
+    lineno: int,
+) -> None:
+    ident = "".join(parts.get(key, [])).strip()
+    if not ident:
+        raise InputError(source, lineno, f"record without <{key}>")
+    tags = text_tags or [""]
+    text = " ".join("".join(parts.get(tag, [])) for tag in tags)
+    records[ident] = " ".join(text.split())
+
+
+def read_smart(path: StrPath, fields: str = "TW") -> list[tuple[str, str]]:
+    """SMART records (``.I id`` then ``.X`` field lines) as ``(id, text of fields)`` in order."""
+    source = str(path)
+    records: list[tuple[str, str]] = []
+    ident: str | None = None
+    field_name = ""
+    text: list[str] = []
+    for lineno, line in read_lines(path):
+        if line.startswith(".I"):
+            if ident is not None:
+                records.append((ident, " ".join(" ".join(text).split())))
+            ident = line[2:].strip()
+            if not ident:
+                raise InputError(source, lineno, ".I without an id")
+            field_name, text = "", []
+        elif len(line) >= 2 and line[0] == "." and line[1].isalpha() and line[2:].strip() == "":
+            field_name = line[1]
+        elif ident is None:
+            raise InputError(source, lineno, "text before the first .I")
+        elif field_name in fields:
+            text.append(line)
+    if ident is not None:
+        records.append((ident, " ".join(" ".join(text).split())))
+    if not records:
+        raise InputError(source, None, "no .I records in file")
+    return records
+
+
+def read_words(path: StrPath) -> frozenset[str]:
+    """A stopword list: one word a line, lower-cased."""
+    return frozenset(line.strip().lower() for _, line in read_lines(path) if line.strip())
+
+
+# -- the collections in ../shared/data/ir ----------------------------------------------------
+
+NFCORPUS_GRADES: Grades = {3: 2, 2: 1, 1: 0}
+CRANFIELD_GRADES: Grades = {1: 2, 2: 2, 3: 1, 4: 0, -1: None}
+VASWANI_GRADES: Grades = {1: 2}
+
+
+def nfcorpus(
+    folder: StrPath,
+    queries: Sequence[str] = ("nontopic-titles", "vid-titles"),
+    split: str = "test",
+    qrels: str = "3-2-1",
+    grades: Grades = NFCORPUS_GRADES,
+) -> Collection:
+    """NFCorpus: its documents are stored without the words of ``raw/stopwords.large``."""
+    root = Path(folder)
+    docs = root / f"{split}.docs"
+    texts: dict[str, str] = {}
+    for kind in queries:
+        path = root / f"{split}.{kind}.queries"
+        for qid, text in read_tsv(path).items():
+            if texts.setdefault(qid, text) != text:
+                raise InputError(path, None, f"query {qid} differs from the same id elsewhere")
+    return Collection(
+        name=f"nfcorpus-{split}-{'+'.join(queries)}",
+        documents=lambda: iter(read_tsv(docs).items()),
+        queries=texts,
+        qrels=read_qrels(root / f"{split}.{qrels}.qrel", grades),
+        stopwords=read_words(root / "raw" / "stopwords.large"),
+        sources=[str(docs)],
+    )
+
+
+def cranfield(
+    folder: StrPath, grades: Grades = CRANFIELD_GRADES, stopwords: frozenset[str] = frozenset()
+) -> Collection:
+    """Cranfield 1400: SMART files; queries are numbered 1..225 by position in ``cran.qry``."""
+    root = Path(folder)
+    docs = root / "cran.all.1400"
+    queries = {str(i): text for i, (_, text) in enumerate(read_smart(root / "cran.qry", "W"), 1)}
+    return Collection(
+        name="cranfield",
+        documents=lambda: iter(read_smart(docs, "TW")),
+        queries=queries,
+        qrels=read_qrels_columns(root / "cranqrel", grades),
+        stopwords=stopwords,
+        sources=[str(docs)],
+    )
+
+
+def read_qrels_columns(path: StrPath, grades: Grades) -> dict[str, dict[str, int]]:
+    """Three-column judgments ``qid docid grade`` (Cranfield's ``cranqrel``)."""
+    source = str(path)
+    qrels: dict[str, dict[str, int]] = {}
+    for lineno, line in read_lines(path):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 3:
+            raise InputError(source, lineno, f"expected `qid docid grade`, got {line!r}")
+        value = _grade(fields[2], grades, source, lineno)
+        if value is not None:
+            qrels.setdefault(fields[0], {})[fields[1]] = value
+    return qrels
+
+
+def vaswani(
+    folder: StrPath, grades: Grades = VASWANI_GRADES, stopwords: frozenset[str] = frozenset()
+) -> Collection:
+    """NPL (Vaswani): TREC ``<DOC>`` documents and topics, binary judgments (relevant = 2)."""
+    root = Path(folder)
+    docs = root / "corpus" / "doc-text.trec"
+    return Collection(
+        name="vaswani",
+        documents=lambda: iter(read_trec_tagged(docs, "doc", "docno", ()).items()),
+        queries=read_trec_tagged(root / "query-text.trec", "top", "num", ("title",)),
+        qrels=read_qrels(root / "qrels", grades),
+        stopwords=stopwords,
+        sources=[str(docs)],
+    )

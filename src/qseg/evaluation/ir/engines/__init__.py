@@ -1,0 +1,1 @@
+"""Search engines behind the IR-based evaluation."""

@@ -1,0 +1,287 @@
+"""The IR-based evaluation of paper 000: oracle scores over quoted versions, QVRS and BQV_BF.
+
+For each query and segmentation system, every distinct quoted version (see ``versions.py``) is
+run on a search engine and scored against the relevance judgments; the system's oracle score
+for the query is its best version's score, and its QVRS is the mean over queries. Beside the
+QVRS of each system the report has the unsegmented query, each system's all-quoted version (the
+segmentation as typed), and BQV_BF, the best of all 2^(l-1) segmentations with every multiword
+segment quoted. Metrics come from ir_measures: nDCG@k on the graded judgments, AP@k with grade
+>= 1 relevant, RR@k with grade 2 relevant (paper 000, section 4.1); k = 5 and 10.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from qseg.corpora.ir import Collection
+from qseg.errors import QsegError
+from qseg.evaluation.ir.cache import CachedSearch
+from qseg.evaluation.ir.engines.base import Engine
+from qseg.evaluation.ir.versions import (
+    QuotedQuery,
+    all_quoted,
+    bqv_candidates,
+    ir_words,
+    quoted_versions,
+)
+from qseg.evaluation.matching import aggregate, match
+from qseg.segmentation import Segmentation
+
+DEFAULT_MEASURES = (
+    "nDCG@5",
+    "nDCG@10",
+    "AP(rel=1)@5",
+    "AP(rel=1)@10",
+    "RR(rel=2)@5",
+    "RR(rel=2)@10",
+)
+UNSEGMENTED = "unsegmented"
+BQV = "BQV_BF"
+MATCHING = ("query_accuracy", "segment_precision", "segment_recall", "segment_f1", "break_accuracy")
+
+
+def parse_measures(specs: Sequence[str]) -> list[Any]:
+    """ir_measures measure objects from strings such as ``nDCG@10`` or ``RR(rel=2)@5``."""
+    import ir_measures
+
+    measures = []
+    for spec in specs:
+        try:
+            measures.append(ir_measures.parse_measure(spec))
+        except (ValueError, NameError, SyntaxError):
+            raise QsegError(
+                f"unknown measure {spec!r} (ir_measures syntax, e.g. nDCG@10)"
+            ) from None
+    return measures
+
+
+def score_rankings(
+    measures: Sequence[Any],
+    qrels: Mapping[str, Mapping[str, int]],
+    rankings: Mapping[str, Mapping[str, float]],
+) -> dict[str, dict[str, float]]:
+    """Every measure of every ranking (``key -> {doc: score}``), judged by ``qrels[key]``.
+
+    ir_measures leaves out empty rankings; they score 0 on every measure here.
+    """
+    import ir_measures
+
+    values = {key: {str(m): 0.0 for m in measures} for key in rankings}
+    nonempty = {key: dict(ranking) for key, ranking in rankings.items() if ranking}
+    judged = {key: dict(qrels[key]) for key in nonempty}
+    for metric in ir_measures.iter_calc(list(measures), judged, nonempty):
+        values[metric.query_id][str(metric.measure)] = metric.value
+    return values
+
+
+def query_words(collection: Collection) -> dict[str, tuple[str, ...]]:
+    """Judged queries as the engine sees them (stopwords of the collection removed), non-empty."""
+    words = {}
+    for qid, text in collection.judged_queries().items():
+        found = ir_words(text, collection.stopwords)
+        if found:
+            words[qid] = found
+    return words
+
+
+@dataclass
+class IrResults:
+    """Per-query scores of every column and measure, with the tables derived from them."""
+
+    measures: list[str]
+    columns: list[str]
+    systems: list[str]
+    scores: dict[str, dict[str, dict[str, float]]]  # column -> measure -> qid -> score
+    bqv_reference: dict[str, dict[str, Segmentation]] = field(default_factory=dict)
+    skipped_bqv: list[str] = field(default_factory=list)
+    searches: int = 0
+    cache_hits: int = 0
+
+    @property
+    def queries(self) -> int:
+        """How many queries every column was computed over."""
+        return len(self.scores[UNSEGMENTED][self.measures[0]])
+
+    def mean(self, column: str, measure: str) -> float:
+        values = list(self.scores[column][measure].values())
+        return sum(values) / len(values) if values else math.nan
+
+    def p_value(self, column: str, measure: str) -> float:
+        """Paired two-sided t-test of ``column`` against the unsegmented query, per query."""
+        from scipy.stats import ttest_rel
+
+        base = self.scores[UNSEGMENTED][measure]
+        other = self.scores[column][measure]
+        qids = [q for q in base if q in other]
+        a = [other[q] for q in qids]
+        b = [base[q] for q in qids]
+        if len(qids) < 2 or all(x == y for x, y in zip(a, b, strict=True)):
+            return 1.0
+        return float(ttest_rel(a, b).pvalue)
+
+    def table(self) -> list[dict[str, Any]]:
+        """Rows per measure: the mean of every column, and its p-value against unsegmented."""
+        rows = []
+        for measure in self.measures:
+            row: dict[str, Any] = {"measure": measure}
+            for column in self.columns:
+                row[column] = self.mean(column, measure)
+                if column != UNSEGMENTED:
+                    row[f"{column} p"] = self.p_value(column, measure)
+            rows.append(row)
+        return rows
+
+    def kendall_tau(
+        self,
+        references: Mapping[str, Mapping[str, Segmentation]],
+        segmentations: Mapping[str, Mapping[str, Segmentation]],
+    ) -> list[dict[str, Any]]:
+        """Kendall tau between the systems' ranking by QVRS and by each matching metric.
+
+        ``references[measure]`` gives the reference segmentation of each query (BQV_BF's best
+        for that measure, or gold segmentations); needs at least two systems.
+        """
+        from scipy.stats import kendalltau
+
+        rows = []
+        for measure in self.measures:
+            reference = references[measure]
+            qvrs = [self.mean(f"{name} QVRS", measure) for name in self.systems]
+            row: dict[str, Any] = {"measure": measure}
+            for metric in MATCHING:
+                values = []
+                for name in self.systems:
+                    matches = [
+                        match(qid, segmentations[name][qid], reference[qid])
+                        for qid in reference
+                        if qid in segmentations[name]
+                    ]
+                    values.append(getattr(aggregate(name, matches), metric))
+                tau = kendalltau(qvrs, values).statistic if len(self.systems) > 1 else math.nan
+                row[metric] = float(tau)
+            rows.append(row)
+        return rows
+
+
+def evaluate_ir(
+    collection: Collection,
+    engine: Engine,
+    systems: Mapping[str, Mapping[str, Segmentation]],
+    *,
+    measures: Sequence[str] = DEFAULT_MEASURES,
+    cache: str | None = None,
+    bqv: bool = True,
+    bqv_max_words: int = 12,
+    progress: Callable[[int], None] | None = None,
+) -> IrResults:
+    """Run every quoted version once (cached), score it, and take the oracles.
+
+    ``engine`` is indexed here unless it already holds the collection's index.
+
+    ``systems`` maps a name to the segmentation of each query of :func:`query_words`. With
+    ``bqv``, BQV_BF needs 2^(l-1) searches for an l-word query, so every column is computed
+    over the queries of at most ``bqv_max_words`` words (the others are listed as skipped).
+    """
+    parsed = parse_measures(measures)
+    names = [str(m) for m in parsed]
+    depth = max(m.params.get("cutoff") or 1000 for m in parsed)
+    words = query_words(collection)
+    skipped: list[str] = []
+    if bqv:  # every column over the same queries: those BQV_BF can search
+        skipped = [qid for qid, query in words.items() if len(query) > bqv_max_words]
+        words = {qid: query for qid, query in words.items() if len(query) <= bqv_max_words}
+    for name, segmentations in systems.items():
+        for qid, query in words.items():
+            seg = segmentations.get(qid)
+            if seg is None:
+                raise QsegError(f"system {name} has no segmentation of query {qid}")
+            if seg.words != query:
+                raise QsegError(
+                    f"system {name} segmented query {qid} as {seg.query!r}; the engine sees "
+                    f"{' '.join(query)!r}"
+                )
+    # every distinct version of every query, once
+    versions: dict[str, dict[str, QuotedQuery]] = {qid: {} for qid in words}
+    per_system: dict[str, dict[str, list[str]]] = {}
+    for name, segmentations in systems.items():
+        per_system[name] = {}
+        for qid in words:
+            texts = []
+            for version in quoted_versions(segmentations[qid]):
+                versions[qid].setdefault(version.text, version)
+                texts.append(version.text)
+            per_system[name][qid] = texts
+    candidates: dict[str, list[tuple[Segmentation, str]]] = {}
+    for qid, query in words.items():
+        unsegmented = Segmentation(query, (1,) * (len(query) - 1))
+        versions[qid].setdefault(all_quoted(unsegmented).text, all_quoted(unsegmented))
+        if not bqv:
+            continue
+        candidates[qid] = []
+        for seg, version in bqv_candidates(query):
+            versions[qid].setdefault(version.text, version)
+            candidates[qid].append((seg, version.text))
+
+    searcher = CachedSearch(engine, engine.fingerprint or engine.index(collection), cache)
+    run: dict[str, dict[str, float]] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    keys: dict[tuple[str, str], str] = {}
+    try:
+        for qid, texts in versions.items():
+            for index, (text, version) in enumerate(texts.items()):
+                key = f"{qid}\x1f{index}"
+                keys[qid, text] = key
+                run[key] = {doc: score for doc, score in searcher.search(version, depth)}
+                qrels[key] = collection.qrels[qid]
+                if progress:
+                    progress(1)
+    finally:
+        searcher.close()
+    values = score_rankings(parsed, qrels, run)
+
+    def score(qid: str, text: str, measure: str) -> float:
+        return values[keys[qid, text]][measure]
+
+    columns = [UNSEGMENTED]
+    scores: dict[str, dict[str, dict[str, float]]] = {UNSEGMENTED: {}}
+    for measure in names:
+        scores[UNSEGMENTED][measure] = {
+            qid: score(qid, " ".join(q), measure) for qid, q in words.items()
+        }
+    for name in systems:
+        typed, oracle = f"{name} all-quoted", f"{name} QVRS"
+        columns += [typed, oracle]
+        scores[typed] = {m: {} for m in names}
+        scores[oracle] = {m: {} for m in names}
+        for qid in words:
+            texts = per_system[name][qid]
+            for measure in names:
+                scores[typed][measure][qid] = score(qid, texts[-1], measure)
+                scores[oracle][measure][qid] = max(score(qid, t, measure) for t in texts)
+    reference: dict[str, dict[str, Segmentation]] = {}
+    if bqv:
+        columns.append(BQV)
+        scores[BQV] = {m: {} for m in names}
+        for measure in names:
+            reference[measure] = {}
+            for qid, options in candidates.items():
+                best_seg, best = options[0][0], score(qid, options[0][1], measure)
+                for seg, text in options[1:]:
+                    value = score(qid, text, measure)
+                    if value > best:
+                        best_seg, best = seg, value
+                scores[BQV][measure][qid] = best
+                reference[measure][qid] = best_seg
+    return IrResults(
+        measures=names,
+        columns=columns,
+        systems=list(systems),
+        scores=scores,
+        bqv_reference=reference,
+        skipped_bqv=skipped,
+        searches=searcher.misses,
+        cache_hits=searcher.hits,
+    )

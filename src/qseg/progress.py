@@ -1,0 +1,25 @@
+"""Progress bars on stderr for long work (indexing, evaluating, building), off when quiet."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+
+@contextmanager
+def progress_bar(quiet: bool, unit: str, desc: str, total: int | None = None) -> Iterator[Any]:
+    """A tqdm bar whose ``update(n)`` advances it; it disappears when done."""
+    from tqdm import tqdm
+
+    with tqdm(
+        total=total,
+        unit=unit,
+        unit_scale=True,
+        desc=desc,
+        disable=quiet,
+        file=sys.stderr,
+        leave=False,
+    ) as bar:
+        yield bar

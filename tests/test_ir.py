@@ -1,0 +1,273 @@
+"""The IR-based evaluation (paper 000): versions, engine, metrics, oracle, BQV_BF, cache."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import SHARED
+
+from qseg.corpora import ir
+from qseg.errors import InputError, QsegError
+from qseg.evaluation.ir.engines.tantivy_engine import TantivyEngine
+from qseg.evaluation.ir.framework import (
+    BQV,
+    UNSEGMENTED,
+    evaluate_ir,
+    parse_measures,
+    query_words,
+    score_rankings,
+)
+from qseg.evaluation.ir.versions import QuotedQuery, all_quoted, bqv_candidates, quoted_versions
+from qseg.segmentation import Segmentation
+
+# -- quoted versions ------------------------------------------------------------------------
+
+
+def test_versions_of_a_segmented_query_in_the_style_of_table_1():
+    """Paper 000, section 2: 2^n versions, deduplicated (quoting one word changes nothing)."""
+    seg = Segmentation.from_pipe("harry potter|game|pc download")
+    texts = [v.text for v in quoted_versions(seg)]
+    assert texts == [
+        "harry potter game pc download",
+        '"harry potter" game pc download',
+        'harry potter game "pc download"',
+        '"harry potter" game "pc download"',
+    ]  # 2^3 = 8 choices, 4 distinct: quoting "game" changes nothing
+    assert all_quoted(seg).text == texts[-1]
+    assert quoted_versions(Segmentation.from_pipe("a|b|c"))[0].text == "a b c"
+
+
+def test_a_version_separates_required_phrases_from_free_words():
+    version = QuotedQuery.of(Segmentation.from_pipe("new york|yankees tickets|x"), frozenset({0}))
+    assert version.phrases == (("new", "york"),)
+    assert version.free == ("yankees", "tickets", "x")
+
+
+def test_bqv_candidates_are_every_segmentation_fully_quoted():
+    words = ("a", "b", "c", "d")
+    candidates = list(bqv_candidates(words))
+    assert len(candidates) == 2 ** (len(words) - 1)
+    assert candidates[0][1].text == "a b c d"  # the unsegmented query first
+    assert candidates[-1][1].text == '"a b c d"'
+    assert len({text for _, text in ((s, v.text) for s, v in candidates)}) == 8
+
+
+# -- metrics --------------------------------------------------------------------------------
+
+
+def test_metric_definitions_on_a_hand_checked_ranking():
+    """nDCG@5 graded, AP@5 with grade >= 1 relevant, RR@5 with grade 2 relevant."""
+    measures = parse_measures(["nDCG@5", "AP(rel=1)@5", "RR(rel=2)@5"])
+    qrels = {"q": {"d1": 2, "d2": 1, "d3": 0}, "empty": {"d1": 2}}
+    run = {"q": {"d3": 3.0, "d1": 2.0, "d2": 1.0}, "empty": {}}
+    values = score_rankings(measures, qrels, run)
+    dcg = 2 / 1.584962500721156 + 1 / 2  # d1 at rank 2 (gain 2), d2 at rank 3 (gain 1)
+    ideal = 2 / 1 + 1 / 1.584962500721156
+    assert values["q"]["nDCG@5"] == pytest.approx(dcg / ideal)
+    assert values["q"]["AP@5"] == pytest.approx((1 / 2 + 2 / 3) / 2)
+    assert values["q"]["RR(rel=2)@5"] == pytest.approx(1 / 2)
+    assert values["empty"] == {"nDCG@5": 0.0, "AP@5": 0.0, "RR(rel=2)@5": 0.0}
+    with pytest.raises(QsegError, match="unknown measure"):
+        parse_measures(["nope@5"])
+
+
+# -- engine, oracle and BQV_BF on a tiny collection ------------------------------------------
+
+DOCS = {
+    "target": "new york yankees tickets",
+    "decoy": "tickets yankees york new tickets yankees york new",
+    "other": "boston red sox tickets",
+    "filler1": "the weather in york",
+    "filler2": "new car prices",
+    "filler3": "yankee candle shop",
+}
+
+
+def tiny_collection(docs=DOCS) -> ir.Collection:
+    return ir.Collection(
+        name="tiny",
+        documents=lambda: iter(docs.items()),
+        queries={"q1": "New York Yankees tickets", "q2": "boston red sox"},
+        qrels={"q1": {"target": 2, "decoy": 0}, "q2": {"other": 1}},
+    )
+
+
+def test_tantivy_phrases_are_required_and_free_words_optional(tmp_path):
+    engine = TantivyEngine(tmp_path / "index")
+    engine.index(tiny_collection())
+    free = QuotedQuery.of(Segmentation.from_pipe("new york yankees tickets"), frozenset())
+    quoted = QuotedQuery.of(Segmentation.from_pipe("new york yankees|tickets"), frozenset({0}))
+    assert {doc for doc, _ in engine.search(free, 10)} >= {"target", "decoy", "filler2"}
+    assert [doc for doc, _ in engine.search(quoted, 10)] == ["target"]
+
+
+def test_oracle_qvrs_and_bqv_bf(tmp_path):
+    collection = tiny_collection()
+    words = query_words(collection)
+    systems = {
+        "split": {q: Segmentation(w, (1,) * (len(w) - 1)) for q, w in words.items()},
+        "joined": {
+            "q1": Segmentation.from_pipe("new york yankees|tickets"),
+            "q2": Segmentation.from_pipe("boston red sox"),
+        },
+    }
+    results = evaluate_ir(
+        collection,
+        TantivyEngine(tmp_path / "index"),
+        systems,
+        measures=["nDCG@5", "RR(rel=2)@5"],
+        cache=None,
+    )
+    ndcg = results.scores
+    # the decoy repeats every query word, so the unsegmented query ranks it first
+    assert ndcg[UNSEGMENTED]["nDCG@5"]["q1"] < 1.0
+    assert ndcg["joined all-quoted"]["nDCG@5"]["q1"] == 1.0
+    assert ndcg["joined QVRS"]["nDCG@5"]["q1"] == 1.0
+    assert ndcg["split QVRS"]["nDCG@5"]["q1"] == ndcg[UNSEGMENTED]["nDCG@5"]["q1"]
+    assert ndcg[BQV]["nDCG@5"]["q1"] == 1.0
+    best = results.bqv_reference["nDCG@5"]["q1"]  # the first best: fewest quotes first
+    assert best.to_pipe() == "new|york|yankees tickets"  # "yankees tickets" shuts the decoy out
+    for column in results.columns:  # the oracle is never below the unsegmented query
+        if column.endswith("QVRS") or column == BQV:
+            for qid, value in ndcg[column]["nDCG@5"].items():
+                assert value >= ndcg[UNSEGMENTED]["nDCG@5"][qid]
+    table = {row["measure"]: row for row in results.table()}
+    assert table["nDCG@5"][BQV] == pytest.approx(sum(ndcg[BQV]["nDCG@5"].values()) / 2)
+    tau = results.kendall_tau(results.bqv_reference, systems)
+    assert {row["measure"] for row in tau} == {"nDCG@5", "RR(rel=2)@5"}
+
+
+def test_systems_must_segment_the_words_the_engine_sees(tmp_path):
+    collection = tiny_collection()
+    bad = {"q1": Segmentation.from_pipe("new york"), "q2": Segmentation.from_pipe("boston")}
+    with pytest.raises(QsegError, match="system s segmented query q1 as 'new york'"):
+        evaluate_ir(collection, TantivyEngine(tmp_path / "i"), {"s": bad}, cache=None)
+
+
+def test_results_are_cached_and_the_cache_follows_the_index(tmp_path):
+    collection = tiny_collection()
+    words = query_words(collection)
+    systems = {"split": {q: Segmentation(w, (1,) * (len(w) - 1)) for q, w in words.items()}}
+    cache = str(tmp_path / "results.sqlite")
+    first = evaluate_ir(collection, TantivyEngine(tmp_path / "i"), systems, cache=cache)
+    second = evaluate_ir(collection, TantivyEngine(tmp_path / "i"), systems, cache=cache)
+    assert first.searches > 0 and first.cache_hits == 0
+    assert second.searches == 0 and second.cache_hits == first.searches
+    assert second.scores == first.scores
+    changed = tiny_collection(DOCS | {"filler3": "new york yankees tickets again"})
+    third = evaluate_ir(changed, TantivyEngine(tmp_path / "i"), systems, cache=cache)
+    assert third.cache_hits == 0 and third.searches == first.searches
+
+
+def test_engine_stopwords_leave_position_gaps(tmp_path):
+    docs = {"a": "effects of caffeine on health", "b": "effects caffeine"}
+    engine = TantivyEngine(tmp_path / "i", stopwords=frozenset({"of", "on"}))
+    engine.index(ir.Collection("s", lambda: iter(docs.items()), {}, {}))
+    phrase = QuotedQuery((("effects", "caffeine"),), (), '"effects caffeine"')
+    assert [d for d, _ in engine.search(phrase, 5)] == ["b"]
+
+
+# -- readers --------------------------------------------------------------------------------
+
+
+def test_trec_qrels_with_a_grade_mapping(write):
+    path = write("qrels", "q1 0 d1 3\nq1 0 d2 1\n\nq2 0 d1 2\n")
+    assert ir.read_qrels(path) == {"q1": {"d1": 3, "d2": 1}, "q2": {"d1": 2}}
+    assert ir.read_qrels(path, {3: 2, 2: 1, 1: None}) == {"q1": {"d1": 2}, "q2": {"d1": 1}}
+    with pytest.raises(InputError, match=":2: grade 1 has no mapping"):
+        ir.read_qrels(path, {3: 2, 2: 1})
+    with pytest.raises(InputError, match=":1: expected `qid iter docid grade`"):
+        ir.read_qrels(write("bad", "q1 d1 3\n"))
+
+
+def test_trec_documents_and_topics(write):
+    docs = write(
+        "docs.trec",
+        "<DOC>\n<DOCNO> 7 </DOCNO>\nfirst line\nsecond <b>x</b> line\n</DOC>\n"
+        "<DOC><DOCNO>8</DOCNO>one</DOC>\n",
+    )
+    assert ir.read_trec_tagged(docs, "doc", "docno", ()) == {
+        "7": "first line second line",
+        "8": "one",
+    }
+    topics = write("topics", "<top>\n<num>1</num><title>\nNEW YORK\n</title>\n</top>\n")
+    assert ir.read_trec_tagged(topics, "top", "num", ("title",)) == {"1": "NEW YORK"}
+    with pytest.raises(InputError, match="is not closed"):
+        ir.read_trec_tagged(write("open", "<DOC><DOCNO>1</DOCNO>x\n"), "doc", "docno", ())
+
+
+def test_smart_records_and_tsv(write):
+    smart = write("cran", ".I 001\n.T\na title\n.A\nsomeone\n.W\nthe text\nmore\n.I 004\n.W\nq\n")
+    assert ir.read_smart(smart) == [("001", "a title the text more"), ("004", "q")]
+    assert ir.read_smart(smart, "W") == [("001", "the text more"), ("004", "q")]
+    assert ir.read_tsv(write("t.tsv", "a\tx y\nb\tz\n")) == {"a": "x y", "b": "z"}
+    with pytest.raises(InputError, match=":2: duplicate id 'a'"):
+        ir.read_tsv(write("d.tsv", "a\tx\na\ty\n"))
+
+
+def test_the_shared_collections_load_as_they_are():
+    root = SHARED / "data" / "ir"
+    if not root.exists():
+        pytest.skip(f"IR collections not found at {root} (../shared is absent)")
+    nf = ir.nfcorpus(root / "nfcorpus")
+    assert len(list(nf.documents())) == 3162  # the last line has no newline
+    assert len(nf.queries) == 144  # vid-titles repeat nontopic-titles ids and texts
+    assert set(nf.qrels["PLAIN-2"].values()) <= {0, 1, 2}
+    assert "the" in nf.stopwords
+    cran = ir.cranfield(root / "cranfield")
+    assert len(list(cran.documents())) == 1400 and len(cran.queries) == 225
+    assert cran.queries["3"].startswith("what problems of heat conduction")  # .I 004, 3rd
+    assert all(-1 not in grades.values() for grades in cran.qrels.values())
+    vas = ir.vaswani(root / "vaswani")
+    assert len(vas.queries) == 93 and vas.queries["1"].startswith("MEASUREMENT OF")
+
+
+def test_ir_eval_command_on_files(tmp_path, write):
+    docs = write("docs.tsv", "".join(f"{k}\t{v}\n" for k, v in DOCS.items()))
+    queries = write("queries.tsv", "q1\tNew York Yankees tickets\nq2\tboston red sox\n")
+    qrels = write("qrels", "q1 0 target 2\nq1 0 decoy 0\nq2 0 other 1\n")
+    seg = write("seg.txt", "q1\tnew york yankees|tickets\nq2\tboston red sox\n")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "qseg",
+            "ir-eval",
+            "--docs",
+            str(docs),
+            "--queries",
+            str(queries),
+            "--qrels",
+            str(qrels),
+            "--segmentations",
+            f"joined={seg}",
+            "--system",
+            "naive=naive",
+            "--format",
+            "json",
+            "--quiet",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["columns"] == [
+        UNSEGMENTED,
+        "naive all-quoted",
+        "naive QVRS",
+        "joined all-quoted",
+        "joined QVRS",
+        BQV,
+    ]
+    assert report["queries"] == 2
+    ndcg5 = next(row for row in report["table"] if row["measure"] == "nDCG@5")
+    assert ndcg5[BQV] == 1.0 and ndcg5["joined QVRS"] == 1.0
+    assert Path(tmp_path / "cache" / "results.sqlite").exists()
