@@ -589,9 +589,8 @@ def _cmd_ir_eval(args: argparse.Namespace, out: IO[str]) -> None:
         out.write(to_json(results, taus) + "\n")
         return
     markdown = args.format == "markdown"
-    queries = len(words)
     out.write(
-        f"{collection.name}: {queries} queries, engine {engine.name}; "
+        f"{collection.name}: {results.queries} queries, engine {engine.name}; "
         f"* = p < 0.05 against unsegmented (paired t-test)\n\n"
     )
     out.write(render_table(*table_rows(results), markdown=markdown) + "\n")
