@@ -271,3 +271,48 @@ def test_ir_eval_command_on_files(tmp_path, write):
     ndcg5 = next(row for row in report["table"] if row["measure"] == "nDCG@5")
     assert ndcg5[BQV] == 1.0 and ndcg5["joined QVRS"] == 1.0
     assert Path(tmp_path / "cache" / "results.sqlite").exists()
+
+
+def lucene_engine(folder, **options):
+    pytest.importorskip("jnius_config", reason="no pyjnius (pip install qseg[lucene])")
+    try:
+        from qseg.evaluation.ir.engines.lucene_engine import LuceneEngine
+
+        return LuceneEngine(folder, **options)
+    except QsegError as exc:
+        pytest.skip(f"Lucene is not available: {exc}")
+
+
+def test_lucene_ranks_like_tantivy_and_requires_phrases(tmp_path):
+    lucene = lucene_engine(tmp_path / "lucene")
+    tantivy = TantivyEngine(tmp_path / "tantivy")
+    for engine in (lucene, tantivy):
+        engine.index(tiny_collection())
+    for query in (
+        QuotedQuery.of(Segmentation.from_pipe("new york yankees tickets"), frozenset()),
+        QuotedQuery.of(Segmentation.from_pipe("new york yankees|tickets"), frozenset({0})),
+        QuotedQuery.of(Segmentation.from_pipe("red sox|boston"), frozenset({0})),
+    ):
+        assert [d for d, _ in lucene.search(query, 3)] == [d for d, _ in tantivy.search(query, 3)]
+    stop = lucene_engine(tmp_path / "stop", stopwords=frozenset({"of", "on"}))
+    docs = {"a": "effects of caffeine on health", "b": "effects caffeine"}
+    stop.index(ir.Collection("s", lambda: iter(docs.items()), {}, {}))
+    phrase = QuotedQuery((("effects", "caffeine"),), (), '"effects caffeine"')
+    assert [d for d, _ in stop.search(phrase, 5)] == ["b"]
+
+
+def test_the_oracle_on_lucene(tmp_path):
+    collection = tiny_collection()
+    words = query_words(collection)
+    systems = {
+        "joined": {
+            "q1": Segmentation.from_pipe("new york yankees|tickets"),
+            "q2": Segmentation.from_pipe("boston red sox"),
+        }
+    }
+    results = evaluate_ir(
+        collection, lucene_engine(tmp_path / "l"), systems, measures=["nDCG@5"], cache=None
+    )
+    assert results.scores["joined QVRS"]["nDCG@5"]["q1"] == 1.0
+    assert results.scores[BQV]["nDCG@5"] == {"q1": 1.0, "q2": 1.0}
+    assert set(words) == {"q1", "q2"}

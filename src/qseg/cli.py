@@ -20,6 +20,7 @@ from qseg import signals
 from qseg.corpora.ir import Collection
 from qseg.corpora.webis import read_references, read_segmentations
 from qseg.errors import InputError, QsegError
+from qseg.evaluation.ir.engines.base import Engine
 from qseg.evaluation.ir.framework import DEFAULT_MEASURES
 from qseg.evaluation.matching import PROTOCOLS, SystemScores, choose_reference, evaluate
 from qseg.fileio import decode_line
@@ -213,7 +214,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_resource_flags(ir)
     how = ir.add_argument_group("evaluation")
-    how.add_argument("--engine", choices=("tantivy",), default="tantivy")
+    how.add_argument(
+        "--engine",
+        choices=("tantivy", "lucene"),
+        default="tantivy",
+        help="tantivy (embedded) or Lucene (pyserini 0.25.0, Java 17+)",
+    )
     how.add_argument(
         "--measures",
         default=" ".join(DEFAULT_MEASURES),
@@ -567,7 +573,12 @@ def _cmd_ir_eval(args: argparse.Namespace, out: IO[str]) -> None:
     engine_stopwords = (
         ir.read_words(args.engine_stopwords) if args.engine_stopwords else frozenset()
     )
-    engine = TantivyEngine(folder / "indexes" / "tantivy", engine_stopwords)
+    if args.engine == "lucene":
+        from qseg.evaluation.ir.engines.lucene_engine import LuceneEngine
+
+        engine: Engine = LuceneEngine(folder / "indexes" / "lucene", engine_stopwords)
+    else:
+        engine = TantivyEngine(folder / "indexes" / "tantivy", engine_stopwords)
     with progress_bar(args.quiet, "docs", "indexing") as bar:
         engine.progress = bar.update
         engine.index(collection)
