@@ -243,6 +243,8 @@ def test_ir_eval_command_on_files(tmp_path, write):
             str(queries),
             "--qrels",
             str(qrels),
+            "--gold",
+            str(seg),
             "--segmentations",
             f"joined={seg}",
             "--system",
@@ -271,6 +273,9 @@ def test_ir_eval_command_on_files(tmp_path, write):
     ndcg5 = next(row for row in report["table"] if row["measure"] == "nDCG@5")
     assert ndcg5[BQV] == 1.0 and ndcg5["joined QVRS"] == 1.0
     assert Path(tmp_path / "cache" / "results.sqlite").exists()
+    assert set(report["kendall_tau"]) == {"BQV_BF", "the gold segmentations"}
+    gold_tau = report["kendall_tau"]["the gold segmentations"]
+    assert {row["measure"] for row in gold_tau} == {row["measure"] for row in report["table"]}
 
 
 def lucene_engine(folder, **options):

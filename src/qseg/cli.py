@@ -21,7 +21,7 @@ from qseg.corpora.ir import Collection
 from qseg.corpora.webis import read_references, read_segmentations
 from qseg.errors import InputError, QsegError
 from qseg.evaluation.ir.engines.base import Engine
-from qseg.evaluation.ir.framework import DEFAULT_MEASURES
+from qseg.evaluation.ir.framework import DEFAULT_MEASURES, UNSEGMENTED
 from qseg.evaluation.matching import PROTOCOLS, SystemScores, choose_reference, evaluate
 from qseg.fileio import decode_line
 from qseg.progress import progress_bar
@@ -234,6 +234,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     how.add_argument("--cache-dir", metavar="DIR", help="indexes, counts and cached results")
     how.add_argument("--no-cache", action="store_true", help="do not cache search results")
+    how.add_argument(
+        "--gold",
+        metavar="FILE",
+        help="gold segmentations (votes or id<TAB>seg|ments; majority) for Kendall tau",
+    )
     how.add_argument("--format", choices=("table", "markdown", "json"), default="table")
     how.add_argument("--quiet", action="store_true", help="no progress bars")
     ir.set_defaults(run=_cmd_ir_eval)
@@ -596,6 +601,14 @@ def _cmd_ir_eval(args: argparse.Namespace, out: IO[str]) -> None:
     taus = {}
     if not args.no_bqv and len(systems) > 1:
         taus["BQV_BF"] = results.kendall_tau(results.bqv_reference, systems)
+    if args.gold and len(systems) > 1:
+        gold = {}
+        for qid, refs in read_references(args.gold).items():
+            if qid in results.scores[UNSEGMENTED][results.measures[0]]:
+                gold[qid] = choose_reference("majority", refs)
+        taus["the gold segmentations"] = results.kendall_tau(
+            dict.fromkeys(results.measures, gold), systems
+        )
     if args.format == "json":
         out.write(to_json(results, taus) + "\n")
         return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from qseg.evaluation.ir.framework import MATCHING, UNSEGMENTED, IrResults
@@ -34,16 +35,29 @@ def tau_rows(taus: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
+def _finite(value: Any) -> Any:
+    """JSON has no NaN: undefined values (a tau of tied rankings) become null."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
 def to_json(results: IrResults, taus: dict[str, list[dict[str, Any]]]) -> str:
     return json.dumps(
-        {
-            "columns": results.columns,
-            "table": results.table(),
-            "kendall_tau": taus,
-            "queries": results.queries,
-            "bqv_skipped_queries": results.skipped_bqv,
-            "searches": results.searches,
-            "cache_hits": results.cache_hits,
-        },
+        _finite(
+            {
+                "columns": results.columns,
+                "table": results.table(),
+                "kendall_tau": taus,
+                "queries": results.queries,
+                "bqv_skipped_queries": results.skipped_bqv,
+                "searches": results.searches,
+                "cache_hits": results.cache_hits,
+            }
+        ),
         indent=2,
     )
