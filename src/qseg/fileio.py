@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import shutil
 import tempfile
 import zlib
 from collections.abc import Iterator
@@ -132,4 +133,20 @@ def atomic_write(path: StrPath) -> Iterator[TextIO]:
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@contextmanager
+def atomic_directory(path: StrPath) -> Iterator[Path]:
+    """Fill a temporary folder beside ``path`` and move it into place when the block ends well."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        yield tmp
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -46,17 +46,21 @@ class Collection:
         }
 
 
-def read_qrels(path: StrPath, grades: Grades | None = None) -> dict[str, dict[str, int]]:
-    """TREC qrels ``qid iteration docid grade`` (any whitespace); grades mapped by ``grades``."""
+def read_qrels(
+    path: StrPath, grades: Grades | None = None, columns: int = 4
+) -> dict[str, dict[str, int]]:
+    """Judgments, one a line (any whitespace): TREC ``qid iteration docid grade`` (4 columns) or
+    ``qid docid grade`` (3, as Cranfield's ``cranqrel``); grades mapped by ``grades``."""
     source = str(path)
+    layout = "`qid iter docid grade`" if columns == 4 else "`qid docid grade`"
     qrels: dict[str, dict[str, int]] = {}
     for lineno, line in read_lines(path):
         fields = line.split()
         if not fields:
             continue
-        if len(fields) != 4:
-            raise InputError(source, lineno, f"expected `qid iter docid grade`, got {line!r}")
-        qid, _, docid, grade = fields
+        if len(fields) != columns:
+            raise InputError(source, lineno, f"expected {layout}, got {line!r}")
+        qid, docid, grade = fields[0], fields[-2], fields[-1]
         value = _grade(grade, grades, source, lineno)
         if value is not None:
             qrels.setdefault(qid, {})[docid] = value
@@ -225,26 +229,10 @@ def cranfield(
         name="cranfield",
         documents=lambda: iter(read_smart(docs, "TW")),
         queries=queries,
-        qrels=read_qrels_columns(root / "cranqrel", grades),
+        qrels=read_qrels(root / "cranqrel", grades, columns=3),
         stopwords=stopwords,
         sources=[str(docs)],
     )
-
-
-def read_qrels_columns(path: StrPath, grades: Grades) -> dict[str, dict[str, int]]:
-    """Three-column judgments ``qid docid grade`` (Cranfield's ``cranqrel``)."""
-    source = str(path)
-    qrels: dict[str, dict[str, int]] = {}
-    for lineno, line in read_lines(path):
-        fields = line.split()
-        if not fields:
-            continue
-        if len(fields) != 3:
-            raise InputError(source, lineno, f"expected `qid docid grade`, got {line!r}")
-        value = _grade(fields[2], grades, source, lineno)
-        if value is not None:
-            qrels.setdefault(fields[0], {})[fields[1]] = value
-    return qrels
 
 
 def vaswani(

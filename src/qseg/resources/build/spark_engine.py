@@ -25,23 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from qseg.errors import InputError, QsegError
+from qseg.jvm import log4j_config
 from qseg.resources.build.duckdb_engine import CLEAN_ASCII
 from qseg.resources.build.sources import Source
 
 # Python's str.split() whitespace within ASCII, and the reserved characters
 _SEPARATORS = r'[\t\n\x0b\x0c\r\x1c-\x1f "|()]+'
 _ASCII = r"^[\x00-\x7f]*$"
-_LOG4J = """status = error
-rootLogger.level = warn
-rootLogger.appenderRef.stderr.ref = console
-appender.console.type = Console
-appender.console.name = console
-appender.console.target = SYSTEM_ERR
-appender.console.layout.type = PatternLayout
-appender.console.layout.pattern = spark: %p %c{1}: %m%n
-logger.nativeio.name = org.apache.hadoop.util.NativeCodeLoader
-logger.nativeio.level = error
-"""
 
 
 def _spark_memory(limit: str | None) -> str:
@@ -71,8 +61,7 @@ def spark_session(master: str | None, threads: int | None, memory_limit: str | N
     os.environ["PYSPARK_PYTHON"] = sys.executable  # workers must run this interpreter
     os.environ["SPARK_LOCAL_DIRS"] = str(scratch)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    log4j = scratch / "log4j2.properties"
-    log4j.write_text(_LOG4J)
+    log4j = log4j_config(scratch, "spark")
     builder = (
         SparkSession.builder.master(master or f"local[{threads or os.cpu_count() or 1}]")
         .appName("qseg build")

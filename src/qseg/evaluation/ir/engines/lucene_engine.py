@@ -15,8 +15,6 @@ phrase is a required clause (Lucene's ``+"..."``), a free word an optional one.
 from __future__ import annotations
 
 import contextlib
-import os
-import shutil
 import tempfile
 from collections.abc import Iterator
 from importlib.metadata import PackageNotFoundError, version
@@ -27,29 +25,18 @@ from qseg.corpora.ir import Collection
 from qseg.errors import QsegError
 from qseg.evaluation.ir.engines.base import Ranking, fingerprint, processed_documents
 from qseg.evaluation.ir.versions import QuotedQuery
+from qseg.fileio import atomic_directory
+from qseg.jvm import log4j_config
 
 _COMPLETE = "complete"
 _BATCH = 10_000
-
-
-_LOG4J = """status = error
-rootLogger.level = warn
-rootLogger.appenderRef.stderr.ref = console
-appender.console.type = Console
-appender.console.name = console
-appender.console.target = SYSTEM_ERR
-appender.console.layout.type = PatternLayout
-appender.console.layout.pattern = lucene: %p %c{1}: %m%n
-"""
 
 
 def _quiet_jvm() -> None:
     """Before the JVM starts: Lucene's log on stderr, warnings only (Anserini logs to stdout)."""
     import jnius_config
 
-    config = Path(tempfile.gettempdir()) / "qseg-lucene-log4j2.properties"
-    if not config.exists():
-        config.write_text(_LOG4J)
+    config = log4j_config(Path(tempfile.gettempdir()), "lucene")
     with contextlib.suppress(ValueError):  # a JVM started elsewhere keeps its logging
         jnius_config.add_options(f"-Dlog4j2.configurationFile=file:{config}")
 
@@ -126,9 +113,7 @@ class LuceneEngine:
         return digest
 
     def _build(self, documents: list[tuple[str, str]], target: Path) -> None:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-        try:
+        with atomic_directory(target) as tmp:
             flags, _ = self._analyzer_args(tmp)
             indexer = self.lucene["LuceneIndexer"](
                 args=["-index", str(tmp / "index"), "-storePositions", "-storeDocvectors", *flags],
@@ -141,12 +126,6 @@ class LuceneEngine:
                     self.progress(len(batch))
             indexer.close()
             (tmp / _COMPLETE).write_text("ok\n")
-            if target.exists():
-                shutil.rmtree(target)
-            os.replace(tmp, target)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
 
     def search(self, query: QuotedQuery, k: int) -> Ranking:
         if self._searcher is None:

@@ -11,9 +11,6 @@ analyzer and every document, so a changed collection or configuration gets a new
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from collections.abc import Iterator
 from importlib.metadata import version
 from pathlib import Path
@@ -23,6 +20,7 @@ from qseg.corpora.ir import Collection
 from qseg.errors import QsegError
 from qseg.evaluation.ir.engines.base import Ranking, fingerprint, processed_documents
 from qseg.evaluation.ir.versions import QuotedQuery
+from qseg.fileio import atomic_directory
 
 ANALYZER = "qseg"
 _COMPLETE = "complete"
@@ -84,11 +82,8 @@ class TantivyEngine:
             yield text
 
     def _build(self, documents: list[tuple[str, str]], target: Path) -> None:
-        """Build into a temporary folder beside ``target``, then rename it into place."""
         tantivy = self._tantivy
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-        try:
+        with atomic_directory(target) as tmp:
             index = tantivy.Index(self.schema, path=str(tmp))
             index.register_tokenizer(ANALYZER, self.analyzer)
             writer = index.writer(heap_size=128_000_000, num_threads=1)
@@ -99,12 +94,6 @@ class TantivyEngine:
             writer.commit()
             writer.wait_merging_threads()
             (tmp / _COMPLETE).write_text("ok\n")
-            if target.exists():
-                shutil.rmtree(target)
-            os.replace(tmp, target)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
 
     def _query(self, query: QuotedQuery) -> Any:
         tantivy = self._tantivy
