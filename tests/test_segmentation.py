@@ -137,9 +137,8 @@ def test_tree_view_and_from_tree():
     [
         "(a b",
         "a b)",
-        "(a b c)",
-        "((a) b)",
         "(a b) c",
+        "(a ())",
         "()",
         "",
         '(a "|")',
@@ -150,10 +149,41 @@ def test_malformed_bracket_text_is_refused(text):
         NestedSegmentation.from_brackets(text)
 
 
-@pytest.mark.parametrize("heights", [(0, 0), (1, 1), (2, 0), (0, 2, 0), (-1, 0)])
+@pytest.mark.parametrize("heights", [(1, 1), (2, 0), (0, 2, 0), (-1, 0), (0, 3, 0)])
 def test_heights_that_describe_no_tree_are_refused(heights):
     with pytest.raises(SegmentationError):
         NestedSegmentation(("a", "b", "c", "d")[: len(heights) + 1], heights)
+
+
+# The nested segmentations of the Mishra et al. + Wiki method (saharoy-sigir12 data) have nodes
+# with more than two children and brackets around single parts.
+@pytest.mark.parametrize(
+    "brackets, canonical, heights, binary",
+    [
+        ("((larry) (the) (lawnmower))", "(larry the lawnmower)", (0, 0), False),
+        (
+            "(((larry) (the) (lawnmower)) ((tv) (show)))",
+            "((larry the lawnmower) (tv show))",
+            (0, 0, 1, 0),
+            False,
+        ),
+        (
+            "((lyrics) (for) (((my) (name)) (is)))",
+            "(lyrics for ((my name) is))",
+            (2, 2, 0, 1),
+            False,
+        ),
+        ("((a) b)", "(a b)", (0,), True),
+        ("(((a)))", "a", (), True),
+        ("(a (b c d) e)", "(a (b c d) e)", (1, 0, 0, 1), False),
+    ],
+)
+def test_wider_nodes_and_single_part_brackets(brackets, canonical, heights, binary):
+    nested = NestedSegmentation.from_brackets(brackets)
+    assert nested.to_brackets() == canonical
+    assert nested.heights == heights
+    assert nested.is_binary is binary
+    assert NestedSegmentation(nested.words, heights) == nested
 
 
 @given(WORDS.flatmap(lambda words: trees(words)))
@@ -162,6 +192,7 @@ def test_nested_forms_round_trip(tree):
     assert nested.tree == tree
     assert NestedSegmentation.from_brackets(nested.to_brackets()) == nested
     assert NestedSegmentation(nested.words, nested.heights) == nested
+    assert nested.is_binary
 
 
 def test_long_degenerate_trees_need_no_recursion():

@@ -5,10 +5,11 @@ iff a segment ends after word ``i``), as in paper 001, section 4.1. It converts 
 from pipe text (``new york|yankees tickets``), quoted text (``"new york" "yankees tickets"``; a
 one-word segment is never quoted), segment lists and break vectors.
 
-A :class:`NestedSegmentation` is a binary tree over the words, written in bracket text
-(``((new york) yankees)``) and described by the boundary heights of paper 001: 0 between the two
-words of an atomic pair, otherwise 1 + the larger height of the two subtrees that meet there
-(a single word counts as height -1).
+A :class:`NestedSegmentation` is a tree over the words, written in bracket text
+(``((new york) yankees)``) and described by the boundary heights of paper 001: 0 between the
+words of an atomic node, otherwise 1 + the largest height of the subtrees that meet there
+(a single word counts as height -1). Paper 001's trees are binary; trees with wider nodes, as
+some published resources have, follow the same rule.
 
 Words are always in the normal form of :func:`qseg.query.normalize`; the parsers normalize
 what they read, so ``Segmentation.from_pipe(s.to_pipe()) == s`` for every segmentation ``s``.
@@ -17,8 +18,8 @@ what they read, so ``Segmentation.from_pipe(s.to_pipe()) == s`` for every segmen
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
-from typing import Any, NoReturn
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NoReturn, TypeVar
 
 from qseg.errors import QsegError
 from qseg.query import QueryError, normalize
@@ -187,12 +188,18 @@ _set_words = Segmentation.__dict__["words"].__set__
 _set_breaks = Segmentation.__dict__["breaks"].__set__
 
 _BRACKET_TOKEN = re.compile(r"\(|\)|[^\s()]+")
+T = TypeVar("T")
 
 
 class NestedSegmentation(_Frozen):
-    """A binary tree over the words of a query, described by its boundary heights."""
+    """A tree over the words of a query, described by its boundary heights.
 
-    __slots__ = ("_left", "_right", "heights", "words")
+    Paper 001 asks annotators for binary trees; trees from other sources may have nodes with
+    more than two children (``(new york yankees)``). The heights describe both: the boundaries
+    between the children of one node all get that node's height.
+    """
+
+    __slots__ = ("heights", "words")
     words: tuple[str, ...]
     heights: tuple[int, ...]
 
@@ -206,17 +213,17 @@ class NestedSegmentation(_Frozen):
             )
         if any(not isinstance(h, int) or isinstance(h, bool) or h < 0 for h in hs):
             raise SegmentationError(f"boundary heights must be non-negative integers: {hs}")
-        left, right = _cartesian_tree(hs)
-        if _node_heights(left, right, len(hs)) != list(hs):
-            raise SegmentationError(f"heights {list(hs)} do not describe a binary tree")
+        _fold(hs, lambda i: None, lambda kids: None)  # raises if no tree has these heights
         object.__setattr__(self, "words", words)
         object.__setattr__(self, "heights", hs)
-        object.__setattr__(self, "_left", left)
-        object.__setattr__(self, "_right", right)
 
     @classmethod
     def from_brackets(cls, text: str) -> NestedSegmentation:
-        """Parse bracket text in which every bracket pair joins exactly two parts."""
+        """Parse bracket text; a bracket pair joins two or more parts, or wraps just one.
+
+        A pair around a single part (``((new) york)``) changes nothing and is dropped, so
+        ``(new)`` is the same as ``new``.
+        """
         words: list[str] = []
         heights: list[int] = []
         # stack items: None for "(", or (last word index, height) of a finished part
@@ -231,14 +238,13 @@ class NestedSegmentation(_Frozen):
                 if not stack:
                     raise SegmentationError(f"unbalanced ')' in {text!r}")
                 stack.pop()
-                if len(parts) != 2:
-                    raise SegmentationError(
-                        f"a bracket pair must join exactly two parts, not {len(parts)}: {text!r}"
-                    )
-                (right_last, right_h), (left_last, left_h) = parts
-                height = 1 + max(left_h, right_h)
-                heights[left_last] = height
-                stack.append((right_last, height))
+                if not parts:
+                    raise SegmentationError(f"empty brackets in {text!r}")
+                parts.reverse()
+                height = 1 + max(h for _, h in parts) if len(parts) > 1 else parts[0][1]
+                for last, _ in parts[:-1]:
+                    heights[last] = height
+                stack.append((parts[-1][0], height))
             else:
                 try:
                     (word,) = normalize(token)
@@ -258,46 +264,28 @@ class NestedSegmentation(_Frozen):
 
     @classmethod
     def from_tree(cls, tree: str | Sequence[Any]) -> NestedSegmentation:
-        """Build from nested pairs of words, e.g. ``(("new", "york"), "yankees")``."""
+        """Build from nested sequences of words, e.g. ``(("new", "york"), "yankees")``."""
 
         def render(node: str | Sequence[Any]) -> str:
             if isinstance(node, str):
                 return node
-            if len(node) != 2:
-                raise SegmentationError(f"a tree node must have two children: {node!r}")
-            return f"({render(node[0])} {render(node[1])})"
+            return "(" + " ".join(render(child) for child in node) + ")"
 
         return cls.from_brackets(render(tree))
 
-    def _render(self, leaf: Any, join: Any) -> Any:
-        """Fold the tree bottom-up without recursion (queries may be long)."""
-        n = len(self.words)
-        if n == 1:
-            return leaf(self.words[0])
-        root = next(i for i, h in enumerate(self.heights) if h == max(self.heights))
-        done: dict[int, Any] = {}
-        stack = [root]
-        while stack:
-            node = stack[-1]
-            kids = (self._left[node], self._right[node])
-            pending = [k for k in kids if k >= 0 and k not in done]
-            if pending:
-                stack.extend(pending)
-                continue
-            stack.pop()
-            left = done.pop(kids[0]) if kids[0] >= 0 else leaf(self.words[node])
-            right = done.pop(kids[1]) if kids[1] >= 0 else leaf(self.words[node + 1])
-            done[node] = join(left, right)
-        return done[root]
-
     def to_brackets(self) -> str:
         """Bracket text: ``((new york) yankees)``."""
-        return self._render(lambda w: w, lambda a, b: f"({a} {b})")
+        return _fold(self.heights, self.words.__getitem__, lambda kids: f"({' '.join(kids)})")
 
     @property
-    def tree(self) -> str | tuple[Any, Any]:
-        """The tree as nested pairs of words."""
-        return self._render(lambda w: w, lambda a, b: (a, b))
+    def tree(self) -> str | tuple[Any, ...]:
+        """The tree as nested tuples of words."""
+        return _fold(self.heights, self.words.__getitem__, tuple)
+
+    @property
+    def is_binary(self) -> bool:
+        """True iff every node joins exactly two parts (the trees of paper 001)."""
+        return _fold(self.heights, lambda i: True, lambda kids: len(kids) == 2 and all(kids))
 
     @property
     def height(self) -> int:
@@ -314,37 +302,34 @@ class NestedSegmentation(_Frozen):
         return f"NestedSegmentation.from_brackets({self.to_brackets()!r})"
 
 
-def _cartesian_tree(heights: tuple[int, ...]) -> tuple[list[int], list[int]]:
-    """Children of each boundary in the max-rooted Cartesian tree (-1 = a word leaf)."""
-    left = [-1] * len(heights)
-    right = [-1] * len(heights)
-    stack: list[int] = []
-    for i, h in enumerate(heights):
-        last = -1
-        while stack and heights[stack[-1]] < h:
-            last = stack.pop()
-        left[i] = last
-        if stack:
-            right[stack[-1]] = i
-        stack.append(i)
-    return left, right
+def _fold(heights: tuple[int, ...], leaf: Callable[[int], T], join: Callable[[list[T]], T]) -> T:
+    """Fold the tree that ``heights`` describe bottom-up, in one pass and without recursion.
 
+    Boundaries are read left to right; a stack keeps the open nodes, whose heights fall from
+    bottom to top. Raises :class:`SegmentationError` when no tree has these heights.
+    """
+    current, current_height = leaf(0), -1
+    # open nodes: [height, children so far, tallest child so far]
+    stack: list[list[Any]] = []
 
-def _node_heights(left: list[int], right: list[int], m: int) -> list[int]:
-    """Recompute every boundary's height from the tree shape (children before parents)."""
-    computed = [-2] * m
-    for start in range(m):
-        stack = [start]
-        while stack:
-            node = stack[-1]
-            if computed[node] != -2:
-                stack.pop()
-                continue
-            kids = [k for k in (left[node], right[node]) if k >= 0 and computed[k] == -2]
-            if kids:
-                stack.extend(kids)
-                continue
-            stack.pop()
-            child = [computed[k] for k in (left[node], right[node]) if k >= 0]
-            computed[node] = 1 + max(child, default=-1)
-    return computed
+    def close() -> None:
+        nonlocal current, current_height
+        height, kids, tallest = stack.pop()
+        tallest = max(tallest, current_height)
+        if height != tallest + 1:
+            raise SegmentationError(f"heights {list(heights)} do not describe a tree")
+        kids.append(current)
+        current, current_height = join(kids), height
+
+    for i, height in enumerate(heights):
+        while stack and stack[-1][0] < height:
+            close()
+        if stack and stack[-1][0] == height:
+            stack[-1][1].append(current)
+            stack[-1][2] = max(stack[-1][2], current_height)
+        else:
+            stack.append([height, [current], current_height])
+        current, current_height = leaf(i + 1), -1
+    while stack:
+        close()
+    return current
