@@ -269,3 +269,60 @@ def test_webis_query_file_goes_in_unchanged_and_comes_out_in_algorithm_format(tm
         stdin=queries.read_bytes(),
     )
     assert out(result) == original.read_text()
+
+
+# -- agree -------------------------------------------------------------------------------------
+
+AGREE_VOTES = (
+    "1\t[(6, 'new york|yankees'), (4, 'new|york|yankees')]\n"
+    "2\t[(5, 'flights to|boston'), (5, 'flights|to boston')]\n"
+    "3\t[(9, 'a b|c d'), (1, 'a|b|c|d')]\n"
+)
+
+
+def test_agree_on_votes_table_and_json(write):
+    from qseg.corpora.annotations import read_webis_votes
+    from qseg.evaluation.agreement import agreement
+
+    votes = write("votes.txt", AGREE_VOTES)
+    expected = agreement(read_webis_votes(votes), replicates=100)
+    text = out(qseg("agree", votes, "--replicates", "100", "--by-length"))
+    rows = [line.replace(" words", "-words").split() for line in text.splitlines()[3:]]
+    assert rows[0][:5] == ["all", "d", "3", "30", f"{expected.alpha:.3f}"]
+    assert [row[0] for row in rows] == ["all", "3-words", "4-words"]
+    records = json.loads(out(qseg("agree", votes, "--replicates", "100", "--format", "json")))
+    assert records[0]["scope"] == "all" and records[0]["alpha"] == pytest.approx(expected.alpha)
+    assert records[0]["s"] == pytest.approx(expected.s)
+    assert records[0]["alpha_low"] == pytest.approx(expected.alpha_ci[0])
+
+
+def test_agree_nested_brackets_bias_and_plots(write, tmp_path):
+    a = write("a.txt", "((new york) yankees)\n(x (y z))\n")
+    b = write("b.txt", "(new (york yankees))\n(x (y z))\n")
+    result = qseg("agree", a, b, "--replicates", "50", "--bias", "--plots", tmp_path / "plots")
+    text = out(result)
+    assert " d1 " in text and " d2 " in text
+    assert "Root heights of nested annotations" in text
+    assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == ["tree-heights.png"]
+    assert "wrote" in result.stderr.decode()
+
+
+def test_agree_on_judgments(write):
+    from test_bias import KRIPPENDORFF_2011
+
+    path = write("k.tsv", KRIPPENDORFF_2011)
+    text = out(qseg("agree", path, "--level", "nominal", "interval", "--replicates", "50"))
+    rows = {line.split()[0]: line.split() for line in text.splitlines() if line.strip()}
+    assert rows["nominal"][3] == "0.743" and rows["interval"][3] == "0.849"
+    assert "judgeA / judgeB" in text
+    records = json.loads(out(qseg("agree", path, "--replicates", "20", "--format", "json")))
+    assert [r["level"] for r in records] == ["ordinal"]
+    assert round(records[0]["alpha"], 3) == 0.815
+
+
+def test_agree_errors(write):
+    assert_one_line_error(qseg("agree", write("x.txt", "hello\n")), "x.txt:1: cannot tell")
+    bad = write("t.tsv", "q\ta\tx|y\nq\tb\tx|z\n")
+    assert_one_line_error(qseg("agree", bad), "t.tsv:2: item 'q' is 'x y'")
+    same = write("s.tsv", "q\ta\tx|y\nq\tb\tx|y\n")
+    assert_one_line_error(qseg("agree", same), "alpha is undefined")

@@ -1,4 +1,4 @@
-"""The ``qseg`` command line: segment, evaluate, tune and list methods.
+"""The ``qseg`` command line: segment, evaluate, tune, build, measure agreement, list methods.
 
 Errors in input (files, queries, method specs) print one line ``qseg: error: ...`` naming the
 file and line where known, and exit with status 2.
@@ -17,11 +17,13 @@ from pathlib import Path
 from typing import IO, Any
 
 from qseg import signals
+from qseg.corpora.annotations import INPUT_FORMATS
 from qseg.corpora.ir import Collection
 from qseg.corpora.webis import read_references, read_segmentations
 from qseg.errors import InputError, QsegError
 from qseg.evaluation.ir.engines.base import Engine
 from qseg.evaluation.ir.framework import DEFAULT_MEASURES, UNSEGMENTED
+from qseg.evaluation.judge_agreement import LEVELS
 from qseg.evaluation.matching import PROTOCOLS, SystemScores, choose_reference, evaluate
 from qseg.fileio import decode_line
 from qseg.progress import progress_bar
@@ -34,7 +36,7 @@ from qseg.segmenters.base import RankingSegmenter, Segmenter
 from qseg.segmenters.cache import CachedSegmenter
 from qseg.segmenters.pmi import tune_tau
 from qseg.segmenters.registry import BEST_SPEC, METHODS, create, default_spec
-from qseg.tables import render_table
+from qseg.tables import Table, render_table
 
 ENGINES = ("duckdb", "spark")
 
@@ -242,6 +244,45 @@ def build_parser() -> argparse.ArgumentParser:
     how.add_argument("--format", choices=("table", "markdown", "json"), default="table")
     how.add_argument("--quiet", action="store_true", help="no progress bars")
     ir.set_defaults(run=_cmd_ir_eval)
+
+    agree = commands.add_parser(
+        "agree",
+        help="agreement of annotators: Krippendorff's alpha, S, biases (paper 001)",
+        description="Agreement of several annotators per item. Segmentations: Webis crowd "
+        "votes, item<TAB>annotator<TAB>segmentation tables (pipe or bracket text), or bracket "
+        "files, one per annotator; alpha with d1/d2, S under the random model, bootstrap "
+        "intervals, and with --bias the annotation biases. Relevance judgments: a table with "
+        "a header and judge* columns; alpha per level and pairwise kappa.",
+    )
+    agree.add_argument("files", nargs="+", metavar="FILE")
+    agree.add_argument(
+        "--input",
+        choices=INPUT_FORMATS,
+        help="input format (default: told by the first line)",
+    )
+    agree.add_argument(
+        "--distance",
+        nargs="+",
+        choices=("d1", "d2"),
+        help="distances (default: d for flat, d1 and d2 when annotations are nested)",
+    )
+    agree.add_argument("--by-length", action="store_true", help="also one row per query length")
+    agree.add_argument("--replicates", type=int, default=1000, help="bootstrap replicates")
+    agree.add_argument("--confidence", type=float, default=0.95, help="interval coverage")
+    agree.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    agree.add_argument("--bias", action="store_true", help="print the bias statistics")
+    agree.add_argument("--plots", metavar="DIR", help="write the bias plots (PNG) to DIR")
+    agree.add_argument(
+        "--level",
+        nargs="+",
+        choices=LEVELS,
+        default=["ordinal"],
+        help="judgments: levels of measurement for alpha (default: ordinal)",
+    )
+    agree.add_argument("--judges", metavar="NAMES", help="judgments: comma-separated judge columns")
+    agree.add_argument("--format", choices=("table", "markdown", "json"), default="table")
+    agree.add_argument("--quiet", action="store_true", help="no progress bars")
+    agree.set_defaults(run=_cmd_agree)
 
     methods = commands.add_parser("methods", help="list the segmentation methods")
     methods.set_defaults(run=_cmd_methods)
@@ -556,7 +597,7 @@ def _cmd_ir_eval(args: argparse.Namespace, out: IO[str]) -> None:
     from qseg.evaluation.ir.engines.tantivy_engine import TantivyEngine
     from qseg.evaluation.ir.framework import evaluate_ir, query_words
     from qseg.evaluation.ir.report import table_rows, tau_rows, to_json
-    from qseg.resources.default import cache_dir
+    from qseg.fileio import cache_dir
 
     collection = _collection(args)
     folder = Path(args.cache_dir) if args.cache_dir else cache_dir() / "ir"
@@ -628,6 +669,80 @@ def _cmd_ir_eval(args: argparse.Namespace, out: IO[str]) -> None:
             f"\nBQV_BF skipped {len(results.skipped_bqv)} queries of more than "
             f"{args.bqv_max_words} words\n"
         )
+
+
+# -- agree -----------------------------------------------------------------------------------
+
+
+def _write_tables(tables: Sequence[Table], fmt: str, out: IO[str]) -> None:
+    if fmt == "json":
+        out.write(
+            json.dumps([{"title": t, "header": h, "rows": r} for t, h, r in tables], indent=2)
+            + "\n"
+        )
+        return
+    for i, (title, header, rows) in enumerate(tables):
+        out.write(("\n" if i else "") + f"{title}\n\n")
+        out.write(render_table(header, rows, markdown=fmt == "markdown") + "\n")
+
+
+def _cmd_agree(args: argparse.Namespace, out: IO[str]) -> None:
+    from qseg.corpora.annotations import detect_format, read_annotations, read_judgments
+    from qseg.evaluation.agreement_report import (
+        agreement_table,
+        default_powers,
+        label_tables,
+        measure,
+    )
+    from qseg.evaluation.bias import bias_statistics, bias_tables, plot_bias
+    from qseg.evaluation.judge_agreement import label_agreement
+
+    kind = args.input or detect_format(args.files[0])
+    if kind == "judgments":
+        if len(args.files) != 1:
+            raise QsegError("give one judgment table")
+        judges = args.judges.split(",") if args.judges else None
+        judgments = read_judgments(args.files[0], judges)
+        with progress_bar(
+            args.quiet, "replicates", "bootstrap", len(args.level) * args.replicates
+        ) as bar:
+            results = [
+                label_agreement(
+                    judgments, level, args.replicates, args.confidence, args.seed, bar.update
+                )
+                for level in args.level
+            ]
+        if args.format == "json":
+            out.write(json.dumps([asdict(r) for r in results], indent=2) + "\n")
+        else:
+            _write_tables(label_tables(results), args.format, out)
+        return
+    annotations = read_annotations(args.files, kind)
+    powers = default_powers(annotations)
+    if args.distance:
+        powers = tuple(int(d[1]) for d in args.distance)
+    scoped = measure(
+        annotations, powers, args.by_length, args.replicates, args.confidence, args.seed
+    )
+    tables = [
+        agreement_table(scoped, flat=powers == (1,) and len(default_powers(annotations)) == 1)
+    ]
+    if args.bias or args.plots:
+        stats = bias_statistics(annotations)
+        if args.bias:
+            tables += bias_tables(stats)
+        if args.plots:
+            for path in plot_bias(stats, args.plots):
+                print(f"qseg: wrote {path}", file=sys.stderr)
+    if args.format == "json" and not args.bias:
+        out.write(
+            json.dumps(
+                [{"scope": scope, **(r.summary() if r else {})} for scope, r in scoped], indent=2
+            )
+            + "\n"
+        )
+        return
+    _write_tables(tables, args.format, out)
 
 
 # -- methods ---------------------------------------------------------------------------------

@@ -121,6 +121,15 @@ def split_fields(text: str, source: str, lineno: int, count: int) -> list[str]:
     return fields
 
 
+def cache_dir() -> Path:
+    """Where qseg caches what it builds once: ``$QSEG_CACHE``, else ``$XDG_CACHE_HOME/qseg``,
+    else ``~/.cache/qseg``."""
+    if os.environ.get("QSEG_CACHE"):
+        return Path(os.environ["QSEG_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "qseg"
+
+
 @contextmanager
 def atomic_write(path: StrPath) -> Iterator[TextIO]:
     """Write a text file so that readers see either the old file or the complete new one."""

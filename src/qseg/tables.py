@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+Table = tuple[str, list[str], list[list[str]]]
+"""A titled table: title, header, rows of cells."""
+
 
 def render_table(
     header: Sequence[str], rows: Sequence[Sequence[str]], markdown: bool = False

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import ast
 import importlib.util
-import os
 import sys
 from collections.abc import Iterator
 from functools import cache
@@ -34,17 +33,10 @@ from importlib import metadata
 from importlib import resources as importlib_resources
 from pathlib import Path
 
+from qseg.fileio import cache_dir
 from qseg.resources.counts import NgramCounts, read_count_file
 from qseg.resources.store import FORMAT_VERSION, Store, StoreError, build_from_entries
 from qseg.resources.titles import TitleSet
-
-
-def cache_dir() -> Path:
-    """Where built-in resources are cached."""
-    if os.environ.get("QSEG_CACHE"):
-        return Path(os.environ["QSEG_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "qseg"
 
 
 def _cached(path: Path) -> Store | None:
