@@ -110,12 +110,12 @@ class _Histograms:
         }
         self.hist: dict[int, np.ndarray] = {}
         for n in self.lengths:
-            rows = []
-            for i in self.index[n]:
-                codes = np.searchsorted(domain, items[i].values)
-                flat = (np.arange(n - 1) * v + codes).ravel()
-                rows.append(np.bincount(flat, minlength=(n - 1) * v))
-            self.hist[n] = np.array(rows, dtype=float).reshape(len(rows), n - 1, v)
+            group = [items[i].values for i in self.index[n]]
+            owner = np.repeat(np.arange(len(group)), [len(values) for values in group])
+            codes = np.searchsorted(domain, np.vstack(group))
+            cells = (owner[:, None] * (n - 1) + np.arange(n - 1)) * v + codes
+            counts = np.bincount(cells.ravel(), minlength=len(group) * (n - 1) * v)
+            self.hist[n] = counts.reshape(len(group), n - 1, v).astype(float)
         self.sizes = np.array([len(item.values) for item in items], dtype=float)
         within = np.zeros(len(items))
         for n in self.lengths:

@@ -11,8 +11,8 @@ of ordered pairs per total, found by enumeration:
   the popcount histogram (a binomial, as the tests check);
 - nested: all binary trees are generated as height vectors and every ordered pair is compared.
 
-Nested counts take seconds for 11 words (16,796 trees, 282 million pairs), so they are cached
-on disk in ``cache_dir()/agreement`` as well as in memory.
+Nested counts take seconds for 11 words (16,796 trees, 282 million ordered pairs), so they are
+cached on disk in ``cache_dir()/agreement`` as well as in memory.
 """
 
 from __future__ import annotations
@@ -126,13 +126,25 @@ def _nested_counts(n: int, power: int) -> np.ndarray:
 
 
 def _enumerate_nested(n: int, power: int) -> np.ndarray:
-    values = binary_trees(n).astype(np.int16) ** power
-    top = int(values.max(initial=0)) * (n - 1)
+    """Count the totals of all ordered pairs of trees, a block of rows at a time.
+
+    ``table[i, h]`` holds ``|h^k - b_i^k|`` against every tree, so a row's totals are the sum
+    of ``n - 1`` looked-up vectors: no (rows x trees x boundaries) array is ever formed.
+    """
+    heights = binary_trees(n).astype(np.int16)
+    values = heights**power
+    tallest = int(heights.max(initial=0))
+    top = tallest**power * (n - 1)
+    kind = np.int16 if top < 2**15 else np.int32
+    table = np.abs(
+        np.arange(tallest + 1, dtype=np.int16)[None, :, None] ** power - values.T[:, None, :]
+    ).astype(kind)
     counts = np.zeros(top + 1, dtype=np.int64)
-    chunk = max(1, 2_000_000 // (len(values) * max(1, n - 1)))
-    for start in range(0, len(values), chunk):
-        block = values[start : start + chunk]
-        totals = np.abs(block[:, None, :] - values[None, :, :]).sum(axis=2, dtype=np.int32)
+    for start in range(0, len(heights), 256):
+        block = heights[start : start + 256]
+        totals = table[0][block[:, 0]]
+        for i in range(1, n - 1):
+            totals += table[i][block[:, i]]
         counts += np.bincount(totals.ravel(), minlength=top + 1)
     return counts
 
