@@ -1,5 +1,12 @@
-"""Evaluation of segmenters: matching metrics against human annotations."""
+"""Evaluation: matching metrics against human annotations, agreement among annotators."""
 
+from qseg.evaluation.agreement import (
+    Agreement,
+    agreement,
+    distance,
+    krippendorff_alpha,
+    random_model_s,
+)
 from qseg.evaluation.matching import (
     PROTOCOLS,
     QueryMatch,
@@ -12,10 +19,15 @@ from qseg.evaluation.matching import (
 
 __all__ = [
     "PROTOCOLS",
+    "Agreement",
     "QueryMatch",
     "SystemScores",
     "aggregate",
+    "agreement",
     "choose_reference",
+    "distance",
     "evaluate",
+    "krippendorff_alpha",
     "match",
+    "random_model_s",
 ]

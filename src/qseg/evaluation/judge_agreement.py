@@ -12,9 +12,7 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import krippendorff
 import numpy as np
-from sklearn.metrics import cohen_kappa_score
 
 from qseg.corpora.annotations import Judgments
 from qseg.evaluation.agreement import AgreementError, bootstrap_weights, percentile_interval
@@ -59,6 +57,9 @@ def label_agreement(
 
     ``progress`` is called with 1 after each bootstrap replicate.
     """
+    import krippendorff  # imported here: the command line reads LEVELS on every start
+    from sklearn.metrics import cohen_kappa_score
+
     if level not in LEVELS:
         raise AgreementError(f"unknown level {level!r}; expected one of {', '.join(LEVELS)}")
     if not 0 < confidence < 1 or replicates < 1:
