@@ -19,7 +19,14 @@ from typing import IO, Any
 from qseg import signals
 from qseg.corpora.annotations import INPUT_FORMATS
 from qseg.corpora.ir import Collection
-from qseg.corpora.webis import read_references, read_segmentations
+from qseg.corpora.queryner import read_queryner
+from qseg.corpora.webis import (
+    aligned_tags,
+    read_queries,
+    read_references,
+    read_segmentations,
+    read_tags,
+)
 from qseg.errors import InputError, QsegError
 from qseg.evaluation.ir.engines.base import Engine
 from qseg.evaluation.ir.framework import DEFAULT_MEASURES, UNSEGMENTED
@@ -34,8 +41,16 @@ from qseg.resources.store import DEFAULT_COUNT_BITS, DEFAULT_FINGERPRINT_BITS, S
 from qseg.segmentation import Segmentation
 from qseg.segmenters.base import RankingSegmenter, Segmenter
 from qseg.segmenters.cache import CachedSegmenter
+from qseg.segmenters.embeddings import train_word_vectors
 from qseg.segmenters.pmi import tune_tau
 from qseg.segmenters.registry import BEST_SPEC, METHODS, create, default_spec
+from qseg.segmenters.supervised import BreakClassifier, Target
+from qseg.segmenters.training import (
+    BEST_TRAINABLE,
+    TRAINABLE,
+    feature_source,
+    make_classifier,
+)
 from qseg.tables import Table, render_table
 
 ENGINES = ("duckdb", "spark")
@@ -81,6 +96,12 @@ def build_parser() -> argparse.ArgumentParser:
         f"{BEST_SPEC} where Wikipedia titles are available, else naive)",
     )
     _add_resource_flags(seg)
+    seg.add_argument(
+        "--model", metavar="FILE", help="a model trained by `qseg train` (instead of --method)"
+    )
+    seg.add_argument(
+        "--pos", metavar="FILE", help="part-of-speech tags by query id (with --model), as in Webis"
+    )
     seg.add_argument("--k", type=int, default=1, help="list the K best segmentations with scores")
     seg.add_argument("--format", choices=("pipe", "quoted", "json"), default="pipe")
     seg.add_argument(
@@ -108,6 +129,39 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--protocol", choices=PROTOCOLS, default="majority")
     ev.add_argument("--format", choices=("table", "json"), default="table")
     ev.set_defaults(run=_cmd_evaluate)
+
+    train = commands.add_parser(
+        "train",
+        help="train a supervised segmenter",
+        description="Train a break classifier (papers 004 and 002) on annotated queries and save "
+        "it to one file; `qseg segment --model FILE` uses it (with the same resource flags).",
+    )
+    train.add_argument(
+        "--method",
+        default=BEST_TRAINABLE,
+        help=f"trainable method: {', '.join(TRAINABLE)} (default: {BEST_TRAINABLE}); e.g. "
+        "'features(classifier=logreg)'",
+    )
+    train.add_argument(
+        "--queries", metavar="FILE", help="id<TAB>query lines to train on (default: all of --gold)"
+    )
+    train.add_argument(
+        "--gold",
+        required=True,
+        metavar="FILE",
+        help="Webis crowd votes (every vote counts), id<TAB>seg|ments, or QueryNER .jsonl",
+    )
+    train.add_argument("--ngrams", metavar="FILE", help="n-gram counts (default: built-in)")
+    train.add_argument("--titles", metavar="FILE", help="Wikipedia titles (default: built-in)")
+    train.add_argument("--pos", metavar="FILE", help="part-of-speech tags by query id (Webis)")
+    train.add_argument(
+        "--corpus", metavar="FILE", help="text or ngram<TAB>count lines to train word vectors on"
+    )
+    train.add_argument("--dimensions", type=int, default=50, help="word vector size (default 50)")
+    train.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    train.add_argument("--jobs", type=int, default=1, help="threads for XGBoost (default 1)")
+    train.add_argument("--out", required=True, metavar="MODEL", help="model file to write")
+    train.set_defaults(run=_cmd_train)
 
     tune = commands.add_parser("tune", help="tune a method's parameters on references")
     tune_methods = tune.add_subparsers(dest="method", required=True, metavar="METHOD")
@@ -335,6 +389,11 @@ def _render(seg: Segmentation, fmt: str) -> str:
 def _cmd_segment(args: argparse.Namespace, out: IO[str]) -> None:
     if args.k < 1:
         raise QsegError(f"--k must be at least 1, got {args.k}")
+    if args.model:
+        _segment_with_model(args, out)
+        return
+    if args.pos:
+        raise QsegError("--pos applies to --model")
     resources = _resources(args)
     method = args.method or default_spec(resources)
     if method == "naive" and not args.method:
@@ -366,6 +425,42 @@ def _cmd_segment(args: argparse.Namespace, out: IO[str]) -> None:
                 out.write(f"{prefix}{rank}\t{_render(seg, args.format)}\t{score}\n")
 
 
+def _segment_with_model(args: argparse.Namespace, out: IO[str]) -> None:
+    if args.method or args.k > 1 or args.cache or args.unigrams or args.bigrams:
+        raise QsegError(
+            "--model replaces --method; --k, --cache, --unigrams, --bigrams do not apply"
+        )
+    resources = Resources.load(ngrams=args.ngrams, titles=args.titles)
+    model = BreakClassifier.load(args.model, feature_source(resources))
+    tags = read_tags(args.pos) if args.pos else None
+    source = _arg_queries(args.queries) if args.queries else _stdin_queries(args.skip_bad_lines)
+    batch: list[tuple[str | None, str]] = []
+
+    def flush() -> None:
+        words = [normalize(text) for _, text in batch]
+        query_tags = (
+            [aligned_tags(w, tags.get(i or "")) for w, (i, _) in zip(words, batch, strict=True)]
+            if tags is not None
+            else None
+        )
+        for (ident, text), seg in zip(batch, model.predict(words, query_tags), strict=True):
+            prefix = "" if ident is None else f"{ident}\t"
+            if args.format == "json":
+                record = {"id": ident, "query": " ".join(normalize(text))}
+                record |= {"segmentation": seg.to_pipe(), "quoted": seg.to_quoted()}
+                out.write(json.dumps(record | {"segments": list(seg.segment_texts)}) + "\n")
+            else:
+                out.write(f"{prefix}{_render(seg, args.format)}\n")
+        batch.clear()
+
+    for item in source:
+        batch.append(item)
+        if len(batch) == 4096:
+            flush()
+    if batch:
+        flush()
+
+
 def _json_record(segmenter: Segmenter, ident: str | None, text: str, k: int) -> dict[str, Any]:
     def describe(seg: Segmentation) -> dict[str, Any]:
         return {
@@ -383,6 +478,62 @@ def _json_record(segmenter: Segmenter, ident: str | None, text: str, k: int) -> 
     else:
         record |= describe(segmenter.segment(text))
     return record
+
+
+# -- train -----------------------------------------------------------------------------------
+
+
+def _training_gold(path: str) -> dict[str, Target]:
+    if path.endswith(".jsonl"):
+        return {k: v.segmentation for k, v in read_queryner(path).items()}
+    return dict(read_references(path))
+
+
+def _cmd_train(args: argparse.Namespace, out: IO[str]) -> None:
+    import time
+
+    started = time.perf_counter()
+    gold = _training_gold(args.gold)
+    if args.queries:
+        queries = read_queries(args.queries)
+        missing = [k for k in queries if k not in gold]
+        if missing:
+            raise QsegError(
+                f"{len(missing)} queries have no gold segmentation, e.g. {missing[0]!r}"
+            )
+        for k, words in queries.items():
+            if _target_words(gold[k]) != words:
+                raise QsegError(f"query {k}: the gold segmentation is of another query")
+        ids = list(queries)
+    else:
+        ids = list(gold)
+    resources = Resources.load(ngrams=args.ngrams, titles=args.titles)
+    embeddings = None
+    if args.corpus:
+        print(
+            f"qseg: training {args.dimensions}-dimensional word vectors on {args.corpus}",
+            file=sys.stderr,
+        )
+        embeddings = train_word_vectors(args.corpus, dimensions=args.dimensions, seed=args.seed)
+    model = make_classifier(
+        args.method, resources, embeddings=embeddings, seed=args.seed, n_jobs=args.jobs
+    )
+    words = [_target_words(gold[k]) for k in ids]
+    tags = None
+    if args.pos:
+        tag_map = read_tags(args.pos)
+        tags = [aligned_tags(w, tag_map.get(k)) for k, w in zip(ids, words, strict=True)]
+    model.fit(words, [gold[k] for k in ids], tags)
+    model.save(args.out)
+    took = time.perf_counter() - started
+    print(
+        f"qseg: trained {args.method} on {len(ids)} queries in {took:.1f} s -> {args.out}",
+        file=sys.stderr,
+    )
+
+
+def _target_words(target: Target) -> tuple[str, ...]:
+    return target.words if isinstance(target, Segmentation) else target[0].segmentation.words
 
 
 # -- evaluate --------------------------------------------------------------------------------

@@ -145,6 +145,23 @@ def atomic_write(path: StrPath) -> Iterator[TextIO]:
         raise
 
 
+def atomic_write_bytes(path: StrPath, data: bytes) -> None:
+    """Write a binary file so that readers see either the old file or the complete new one."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 @contextmanager
 def atomic_directory(path: StrPath) -> Iterator[Path]:
     """Fill a temporary folder beside ``path`` and move it into place when the block ends well."""

@@ -114,3 +114,24 @@ def read_references(path: StrPath) -> dict[str, list[Reference]]:
             return read_votes(path)
         break
     return {k: [Reference(s, 1)] for k, s in read_segmentations(path).items()}
+
+
+def _parse_tags(text: str, source: str, lineno: int) -> tuple[str, ...]:
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        raise InputError(source, lineno, "tags are not a Python literal list") from None
+    if not isinstance(value, list) or not value or not all(isinstance(t, str) for t in value):
+        raise InputError(source, lineno, "expected a non-empty list of tag strings")
+    return tuple(value)
+
+
+def read_tags(path: StrPath) -> dict[str, tuple[str, ...]]:
+    """Query id -> part-of-speech tags, one per word (the Webis ``queries-pos-tagged`` file)."""
+    return _read_keyed(path, _parse_tags)
+
+
+def aligned_tags(words: tuple[str, ...], tags: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """The tags if there is one per word, else ``None``: the Webis tagger split 127 of the 3,848
+    queries differently (``u.s.`` into three tokens), and those get no part-of-speech features."""
+    return tags if tags is not None and len(tags) == len(words) else None

@@ -40,7 +40,7 @@ class Method:
     name: str
     summary: str
     needs: str
-    build: Callable[..., Segmenter]
+    build: Callable[..., Any]
     params: Mapping[str, Param] = field(default_factory=dict)
 
 
@@ -102,15 +102,15 @@ def _convert(method: str, key: str, param: Param, text: str) -> Any:
     raise SpecError(f"{method}: {key} must be of type {param.kind.__name__}, got {text!r}")
 
 
-def parse_spec(spec: str) -> tuple[Method, dict[str, Any]]:
-    """The method a spec names and its full parameters (defaults filled in)."""
+def parse_spec(spec: str, methods: Mapping[str, Method] = METHODS) -> tuple[Method, dict[str, Any]]:
+    """The method a spec names in ``methods`` and its full parameters (defaults filled in)."""
     match = _SPEC.fullmatch(spec)
     if not match:
         raise SpecError(f"malformed method spec {spec!r}; expected NAME or NAME(key=value, ...)")
     name, args = match.group(1), match.group(2)
-    method = METHODS.get(name.lower())
+    method = methods.get(name.lower())
     if method is None:
-        raise SpecError(f"unknown method {name!r}; available: {', '.join(sorted(METHODS))}")
+        raise SpecError(f"unknown method {name!r}; available: {', '.join(sorted(methods))}")
     params = {key: p.default for key, p in method.params.items()}
     for item in filter(str.strip, (args or "").split(",")):
         key, eq, value = item.partition("=")

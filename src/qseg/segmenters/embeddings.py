@@ -1,0 +1,98 @@
+"""Word vectors for the embedding features of paper 002, trained by qseg with gensim.
+
+The corpus is a text file the user gives: one query or sentence a line, or ``ngram<TAB>count``
+lines (a Web1T-style count file, such as a query log's n-gram counts), where an n-gram stands
+for ``1 + round(log2(count))`` sentences so that frequent n-grams weigh more without drowning
+the rest. Vectors are kept as a plain matrix so that a model file holds them without gensim.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from qseg.errors import InputError
+from qseg.fileio import StrPath, read_lines
+from qseg.query import words_of
+
+
+@dataclass(frozen=True)
+class WordVectors:
+    """Vectors of a vocabulary; unknown words get the zero vector."""
+
+    vocabulary: tuple[str, ...]
+    vectors: np.ndarray
+
+    @property
+    def dimensions(self) -> int:
+        return int(self.vectors.shape[1])
+
+    def lookup(self, words: Sequence[str]) -> np.ndarray:
+        """One row per word (zeros for words without a vector)."""
+        index = self._index
+        rows = np.array([index.get(w, -1) for w in words], dtype=np.int64)
+        out = np.zeros((len(words), self.dimensions), dtype=np.float32)
+        known = rows >= 0
+        out[known] = self.vectors[rows[known]]
+        return out
+
+    @property
+    def _index(self) -> dict[str, int]:
+        cached = self.__dict__.get("_index_cache")
+        if cached is None:
+            cached = {w: i for i, w in enumerate(self.vocabulary)}
+            object.__setattr__(self, "_index_cache", cached)
+        return cached
+
+
+class _Sentences:
+    """A re-iterable corpus for gensim (it reads the file once per epoch)."""
+
+    def __init__(self, path: StrPath) -> None:
+        self.path = path
+
+    def __iter__(self) -> Iterator[list[str]]:
+        source = str(self.path)
+        for lineno, line in read_lines(self.path):
+            text, tab, count = line.partition("\t")
+            words = list(words_of(text.lower()))
+            if not words:
+                continue
+            repeat = 1
+            if tab:
+                try:
+                    value = int(count)
+                except ValueError:
+                    raise InputError(source, lineno, f"count {count!r} is not an integer") from None
+                repeat = 1 + round(math.log2(value)) if value > 1 else 1
+            for _ in range(repeat):
+                yield words
+
+
+def train_word_vectors(
+    corpus: StrPath, *, dimensions: int = 50, window: int = 2, epochs: int = 5, seed: int = 0
+) -> WordVectors:
+    """Skip-gram word2vec on ``corpus`` (paper 002 trains word2vec with a window of 2-3).
+
+    One worker thread, so the vectors are the same on every run with the same seed.
+    """
+    from gensim.models import Word2Vec
+
+    sentences = _Sentences(corpus)
+    if next(iter(sentences), None) is None:
+        raise InputError(str(corpus), None, "the embedding corpus has no words")
+    model = Word2Vec(
+        sentences,
+        vector_size=dimensions,
+        window=window,
+        min_count=1,
+        sg=1,
+        workers=1,
+        epochs=epochs,
+        seed=seed,
+    )
+    vocabulary = tuple(model.wv.index_to_key)
+    return WordVectors(vocabulary, np.asarray(model.wv.vectors, dtype=np.float32))

@@ -1,0 +1,291 @@
+"""Supervised break classifiers: features, training data, persistence, folds, determinism."""
+
+from __future__ import annotations
+
+import json
+import math
+import zipfile
+
+import numpy as np
+import pytest
+from conftest import SHARED, webis_file
+from test_cli import assert_one_line_error, out, qseg
+
+from qseg.corpora.queryner import read_queryner, spans_of
+from qseg.corpora.webis import Reference, aligned_tags, read_tags, read_votes
+from qseg.errors import InputError, QsegError
+from qseg.evaluation.cross_validation import cross_validate, query_folds
+from qseg.resources.counts import NgramCounts
+from qseg.resources.titles import TitleSet
+from qseg.segmentation import Segmentation
+from qseg.segmenters.embeddings import train_word_vectors
+from qseg.segmenters.gap_features import FEATURE_NAMES, FeatureSource, gap_features
+from qseg.segmenters.joint import candidate_bits, candidate_features
+from qseg.segmenters.supervised import BreakClassifier, ModelError, vote_distribution
+
+WORDS = {"new": 1000, "york": 500, "yankees": 80, "tickets": 90}
+PHRASES = {"new york": 100, "york yankees": 50, "new york yankees": 40, "yankees tickets": 9}
+
+
+def toy_source(titles=("new york yankees",)) -> FeatureSource:
+    return FeatureSource(NgramCounts(PHRASES), NgramCounts(WORDS), TitleSet(titles))
+
+
+def feature(row, name):
+    return row[FEATURE_NAMES.index(name)]
+
+
+def test_gap_features_by_hand():
+    x = gap_features(
+        [("new", "york", "yankees", "tickets")], toy_source(), [("JJ", "NP", "NNS", "NN")]
+    )
+    assert x.shape == (3, len(FEATURE_NAMES))
+    gap = x[1]  # new york | yankees tickets
+    assert feature(gap, "words") == 4 and feature(gap, "position") == 1
+    assert feature(gap, "from_end") == 1
+    assert feature(gap, "L0_chars") == 4 and feature(gap, "R0_chars") == 7
+    assert feature(gap, "L0_log_count") == pytest.approx(math.log(501))
+    assert feature(gap, "log_count[0,2)") == pytest.approx(math.log(51))  # york yankees
+    assert feature(gap, "log_count[-1,2)") == pytest.approx(math.log(41))  # new york yankees
+    assert feature(gap, "log_count[0,3)") == 0  # york yankees tickets: not counted
+    assert math.isnan(feature(gap, "log_count[-2,1)"))  # starts before the query
+    total = sum(WORDS.values())
+    mi = math.log(51) + math.log(total) - math.log(501) - math.log(81)
+    assert feature(gap, "mi") == pytest.approx(mi, rel=1e-6)
+    assert feature(gap, "max_log_count_3") == pytest.approx(math.log(41))
+    assert feature(gap, "title_across") == 3
+    assert feature(x[2], "title_ending_left") == 3  # the title ends at yankees
+    assert feature(x[0], "title_starting_right") == 0
+    assert feature(gap, "L0_pos_proper") == 1 and feature(gap, "R0_pos_noun") == 1
+    assert feature(gap, "L1_pos_adjective") == 1
+    assert feature(x[0], "L0_is_the") == 0
+    the = gap_features([("the", "free", "4x4")], toy_source())
+    assert feature(the[0], "L0_is_the") == 1 and feature(the[0], "R0_is_free") == 1
+    assert feature(the[1], "R0_digit") == 1 and feature(the[0], "L0_function") == 1
+    assert math.isnan(feature(the[0], "L0_pos_noun"))  # no tags given
+
+
+def test_candidates_cover_every_segmentation():
+    bits = candidate_bits(4)
+    assert len({tuple(b) for b in bits}) == 8
+    source = toy_source()
+    from qseg.segmenters.gap_features import query_tables
+
+    tables = query_tables([("new", "york", "yankees", "tickets")], source)
+    feats = candidate_features(
+        ("new", "york", "yankees", "tickets"), np.array([0.1, 0.2, 0.9]), tables[0], {}
+    )
+    assert feats.shape == (8, 20)
+    best = int(np.argmax(feats[:, 0]))  # the most probable break vector under the gap model
+    assert tuple(bits[best]) == (0, 0, 1)
+    assert feats[best, 0] == pytest.approx(math.log(0.9 * 0.8 * 0.9))
+
+
+def test_vote_distribution_and_tags(write):
+    a, b = Segmentation.from_pipe("new york|tickets"), Segmentation.from_pipe("new|york|tickets")
+    assert vote_distribution([Reference(a, 8), Reference(b, 2)]) == {(0, 1): 0.8, (1, 1): 0.2}
+    assert vote_distribution(a) == {(0, 1): 1.0}
+    tags = read_tags(write("t.txt", "1\t['NN', 'NNS']\n2\t['NN', '.', 'NN']\n"))
+    assert aligned_tags(("a", "b"), tags["1"]) == ("NN", "NNS")
+    assert aligned_tags(("u.s.", "x"), tags["2"]) is None
+    with pytest.raises(InputError, match=r"t2\.txt:1"):
+        read_tags(write("t2.txt", "1\tNN NNS\n"))
+
+
+def test_queryner_reader(write):
+    assert spans_of(["B-a", "I-a", "B-b", "O", "I-c", "I-c"]) == [
+        (0, 2, "a"),
+        (2, 3, "b"),
+        (3, 4, "O"),
+        (4, 6, "c"),
+    ]
+    line = {
+        "example_id": 7,
+        "tokens": ["Tire", "inflator", "|", "air"],
+        "labels": ["B-x", "I-x", "O", "B-y"],
+    }
+    data = read_queryner(write("q.jsonl", json.dumps(line) + "\n"))
+    assert data["7"].segmentation.to_pipe() == "tire inflator|air"
+    assert data["7"].types == ("x", "y")
+    with pytest.raises(InputError, match=r"bad\.jsonl:1"):
+        read_queryner(write("bad.jsonl", '{"tokens": []}\n'))
+
+
+def test_queryner_files():
+    path = SHARED / "data" / "queryner" / "train.jsonl"
+    if not path.exists():
+        pytest.skip(f"QueryNER not found at {path} (../shared is absent)")
+    train = read_queryner(path)
+    assert len(train) == 7841
+    assert train["1978756"].segmentation.to_pipe() == "teeth whitening|sensitive teeth"
+    assert train["2167353"].types[:2] == ("color", "core_product_type")
+
+
+@pytest.fixture(scope="module")
+def webis():
+    votes = read_votes(webis_file("webis-qsec-10-training-set-segmentations-crowdsourced.txt"))
+    data = "data/webis-qsec-10-training-set-"
+    source = FeatureSource(
+        NgramCounts.from_file(webis_file(data + "n-gram-web-frequencies-google.txt")),
+        NgramCounts(WORDS),
+        TitleSet.from_file(webis_file(data + "n-gram-wikipedia-titles.txt")),
+    )
+    ids = list(votes)[:400]
+    return {i: votes[i] for i in ids}, source
+
+
+def small(source, **kw) -> BreakClassifier:
+    return BreakClassifier(source, n_estimators=20, max_depth=3, inner_folds=3, **kw)
+
+
+def words_of(refs):
+    return [r[0].segmentation.words for r in refs]
+
+
+def test_fit_save_load_round_trip(webis, tmp_path):
+    gold, source = webis
+    ids = list(gold)
+    model = small(source).fit(words_of(gold[i] for i in ids[:300]), [gold[i] for i in ids[:300]])
+    assert model.get_params()["decoder"] == "joint" and model.joint_ is not None
+    test = words_of(gold[i] for i in ids[300:])
+    path = tmp_path / "m.qseg"
+    model.save(path)
+    loaded = BreakClassifier.load(path, source)
+    assert loaded.predict(test) == model.predict(test)
+    for a, b in zip(loaded.break_probabilities(test), model.break_probabilities(test), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    # the model beats always-break and never-break on unseen queries
+    predicted = model.predict(test)
+    majority = [max(gold[i], key=lambda r: r.votes).segmentation for i in ids[300:]]
+    right = sum(p.breaks == m.breaks for p, m in zip(predicted, majority, strict=True))
+    trivial = max(sum(all(m.breaks) for m in majority), sum(not any(m.breaks) for m in majority))
+    assert right > trivial + 10
+
+
+def test_logreg_and_independent(webis):
+    gold, source = webis
+    ids = list(gold)
+    model = small(source, classifier="logreg", decoder="independent", lexicon=False)
+    model.fit(words_of(gold[i] for i in ids[:300]), [gold[i] for i in ids[:300]])
+    p = model.break_probabilities(words_of(gold[i] for i in ids[300:]))
+    seg = model.predict(words_of(gold[i] for i in ids[300:]))
+    assert all(s.breaks == tuple(int(v > 0.5) for v in q) for s, q in zip(seg, p, strict=True))
+
+
+def test_deterministic_given_seed(webis, tmp_path):
+    gold, source = webis
+    ids = list(gold)[:200]
+    paths = []
+    for name in ("a", "b"):
+        model = small(source, random_state=3).fit(
+            words_of(gold[i] for i in ids), [gold[i] for i in ids]
+        )
+        model.save(tmp_path / name)
+        paths.append(tmp_path / name)
+    a, b = (zipfile.ZipFile(p) for p in paths)
+    for name in a.namelist():
+        assert a.read(name) == b.read(name), name
+
+
+def test_folds_separate_queries(webis):
+    gold, source = webis
+    folds = query_folds(list(gold), 5, 0)
+    tested = [i for _, test in folds for i in test]
+    assert sorted(tested) == sorted(gold)
+    for train, test in folds:
+        assert not set(train) & set(test)
+    seen = []
+
+    class Spy(BreakClassifier):
+        def fit(self, queries, y, tags=None):
+            seen.append({" ".join(q) for q in queries})
+            return super().fit(queries, y, tags)
+
+    out = cross_validate(lambda: Spy(source, n_estimators=5, max_depth=2, inner_folds=2), gold, k=4)
+    assert list(out) == list(gold)
+    for (train, test), trained in zip(query_folds(list(gold), 4, 0), seen, strict=True):
+        assert not trained & {
+            " ".join(gold[i][0].segmentation.words) for i in set(test) - set(train)
+        } - {" ".join(gold[j][0].segmentation.words) for j in train}
+
+
+def test_model_file_errors(webis, tmp_path, write):
+    gold, source = webis
+    ids = list(gold)[:100]
+    model = small(source, decoder="independent").fit(
+        words_of(gold[i] for i in ids), [gold[i] for i in ids]
+    )
+    path = tmp_path / "m.qseg"
+    model.save(path)
+    with zipfile.ZipFile(path) as zf:
+        meta = json.loads(zf.read("meta.json"))
+        members = {n: zf.read(n) for n in zf.namelist()}
+    meta["version"] = 99
+    members["meta.json"] = json.dumps(meta).encode()
+    future = tmp_path / "future.qseg"
+    with zipfile.ZipFile(future, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    with pytest.raises(ModelError, match="version 99"):
+        BreakClassifier.load(future, source)
+    with pytest.raises(ModelError, match="not a readable model"):
+        BreakClassifier.load(write("junk.qseg", b"\x00garbage"), source)
+    with pytest.raises(ModelError, match="titles"):
+        BreakClassifier.load(path, FeatureSource(source.counts, source.words, None))
+    with pytest.raises(QsegError, match="not fitted"):
+        small(source).predict([("a", "b")])
+
+
+def test_word_vectors(write):
+    corpus = write("c.txt", "new york yankees\t1000\nyankees tickets\t3\ncheap tickets\n" * 5)
+    a = train_word_vectors(corpus, dimensions=8, seed=1)
+    b = train_word_vectors(corpus, dimensions=8, seed=1)
+    assert a.vocabulary == b.vocabulary and set(a.vocabulary) == {
+        "new",
+        "york",
+        "yankees",
+        "tickets",
+        "cheap",
+    }
+    np.testing.assert_array_equal(a.vectors, b.vectors)
+    assert a.lookup(["nope"]).tolist() == [[0.0] * 8]
+    with pytest.raises(InputError, match="not an integer"):
+        train_word_vectors(write("bad.txt", "a b\tmany\n"))
+    with pytest.raises(InputError, match="no words"):
+        train_word_vectors(write("empty.txt", "\n"))
+
+
+def test_cli_train_and_segment(tmp_path, write):
+    gold_path = webis_file("webis-qsec-10-training-set-segmentations-crowdsourced.txt")
+    data = "data/webis-qsec-10-training-set-"
+    flags = ["--ngrams", webis_file(data + "n-gram-web-frequencies-google.txt")]
+    flags += ["--titles", webis_file(data + "n-gram-wikipedia-titles.txt")]
+    queries = webis_file("webis-qsec-10-training-set-queries.txt").read_text().splitlines()
+    train = write("train.txt", "\n".join(queries[:300]) + "\n")
+    model = tmp_path / "m.qseg"
+    result = qseg(
+        "train",
+        "--method",
+        "features",
+        "--queries",
+        train,
+        "--gold",
+        gold_path,
+        *flags,
+        "--out",
+        model,
+    )
+    assert result.returncode == 0, result.stderr.decode()
+    assert "trained features on 300 queries" in result.stderr.decode()
+    text = out(qseg("segment", "--model", model, *flags, stdin="\n".join(queries[300:310]) + "\n"))
+    lines = text.splitlines()
+    assert len(lines) == 10
+    for line, query in zip(lines, queries[300:310], strict=True):
+        ident, seg = line.split("\t")
+        assert ident == query.split("\t")[0]
+        assert Segmentation.from_pipe(seg).query == query.split("\t")[1]
+    assert_one_line_error(
+        qseg("train", "--method", "embeddings", "--gold", gold_path, *flags, "--out", model),
+        "--corpus",
+    )
+    assert_one_line_error(qseg("segment", "--model", write("x.qseg", "nope"), "a b"), "x.qseg")
