@@ -38,14 +38,18 @@ TRAINABLE: dict[str, Method] = {
             "features",
             "paper 004 gap features, each gap decided alone",
             "n-gram counts, titles; optional POS tags",
-            lambda **p: Trainable({"features": True, "lexicon": False, **p}),
+            lambda **p: Trainable(
+                {"features": True, "lexicon": False, "decoder": "independent", **p}
+            ),
             _CLASSIFIER,
         ),
         Method(
             "embeddings",
             "paper 002: concatenated word vectors of the two words at a gap",
             "an embedding corpus (--corpus)",
-            lambda **p: Trainable({"features": False, "lexicon": False, **p}, True),
+            lambda **p: Trainable(
+                {"features": False, "lexicon": False, "decoder": "independent", **p}, True
+            ),
             _CLASSIFIER,
         ),
     )

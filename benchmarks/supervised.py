@@ -1,0 +1,54 @@
+"""Training and prediction speed of the supervised segmenters on Webis-QSeC-10 (one core).
+
+Trains each method on all 3,848 queries with the corpus's n-gram counts and titles, then
+segments the 3,848 queries 5 times in batches of 4,096 (features, store lookups, classifier
+and decoding included) and prints queries per second.
+
+    python benchmarks/supervised.py [--shared ../shared]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from qseg.corpora.webis import read_votes
+from qseg.resources.bundle import Resources
+from qseg.segmenters.training import make_classifier
+
+ROOT = Path(__file__).resolve().parents[1]
+PREFIX = "webis-qsec-10-training-set-"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
+    args = parser.parse_args()
+    webis = args.shared / "data" / "webis-qsec-10-training"
+    if not webis.exists():
+        raise SystemExit(f"Webis-QSeC-10 not found at {webis} (../shared is absent)")
+    votes = read_votes(webis / f"{PREFIX}segmentations-crowdsourced.txt")
+    words = [v[0].segmentation.words for v in votes.values()]
+    data = webis / "data"
+    resources = Resources.load(
+        ngrams=data / f"{PREFIX}n-gram-web-frequencies-google.txt",
+        titles=data / f"{PREFIX}n-gram-wikipedia-titles.txt",
+    )
+    print(f"{'method':34} {'train (s)':>10} {'predict (queries/s)':>20}")
+    for spec in ("joint", "features", "features(classifier=logreg)"):
+        model = make_classifier(spec, resources, n_jobs=1)
+        started = time.perf_counter()
+        model.fit(words, list(votes.values()))
+        trained = time.perf_counter() - started
+        rates = []
+        for _ in range(5):
+            started = time.perf_counter()
+            for i in range(0, len(words), 4096):
+                model.predict(words[i : i + 4096])
+            rates.append(len(words) / (time.perf_counter() - started))
+        print(f"{spec:34} {trained:10.1f} {max(rates):20,.0f}")
+
+
+if __name__ == "__main__":
+    main()
