@@ -30,7 +30,7 @@ from qseg.resources.bundle import Resources
 from qseg.segmentation import Segmentation
 from qseg.segmenters.embeddings import train_word_vectors
 from qseg.segmenters.registry import create
-from qseg.segmenters.supervised import BreakClassifier
+from qseg.segmenters.supervised import BreakClassifier, target_words
 from qseg.segmenters.training import make_classifier
 from qseg.tables import render_table
 
@@ -133,7 +133,7 @@ def main() -> None:
     ):
         for spec in ("joint", "features"):
             fitted = make_classifier(spec, builtin, n_jobs=args.jobs)
-            fitted.fit([_words(t) for t in gold.values()], list(gold.values()))
+            fitted.fit([target_words(t) for t in gold.values()], list(gold.values()))
             trained[f"{spec}, trained on {corpus}"] = fitted
     for name, fitted in trained.items():
         on_dev = dict(zip(dev_words, fitted.predict(list(dev_words.values())), strict=True))
@@ -172,10 +172,6 @@ def main() -> None:
     with atomic_write(args.out) as out:
         out.write(text)
     print(f"wrote {args.out}")
-
-
-def _words(target: Segmentation | list[Reference]) -> tuple[str, ...]:
-    return target.words if isinstance(target, Segmentation) else target[0].segmentation.words
 
 
 TEMPLATE = """# Supervised segmenters on Webis-QSeC-10 and QueryNER

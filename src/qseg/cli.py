@@ -44,7 +44,7 @@ from qseg.segmenters.cache import CachedSegmenter
 from qseg.segmenters.embeddings import train_word_vectors
 from qseg.segmenters.pmi import tune_tau
 from qseg.segmenters.registry import BEST_SPEC, METHODS, create, default_spec
-from qseg.segmenters.supervised import BreakClassifier, Target
+from qseg.segmenters.supervised import BreakClassifier, Target, target_words
 from qseg.segmenters.training import (
     BEST_TRAINABLE,
     TRAINABLE,
@@ -446,9 +446,8 @@ def _segment_with_model(args: argparse.Namespace, out: IO[str]) -> None:
         for (ident, text), seg in zip(batch, model.predict(words, query_tags), strict=True):
             prefix = "" if ident is None else f"{ident}\t"
             if args.format == "json":
-                record = {"id": ident, "query": " ".join(normalize(text))}
-                record |= {"segmentation": seg.to_pipe(), "quoted": seg.to_quoted()}
-                out.write(json.dumps(record | {"segments": list(seg.segment_texts)}) + "\n")
+                record = {"id": ident, "query": " ".join(normalize(text))} | _describe(seg)
+                out.write(json.dumps(record) + "\n")
             else:
                 out.write(f"{prefix}{_render(seg, args.format)}\n")
         batch.clear()
@@ -461,22 +460,23 @@ def _segment_with_model(args: argparse.Namespace, out: IO[str]) -> None:
         flush()
 
 
-def _json_record(segmenter: Segmenter, ident: str | None, text: str, k: int) -> dict[str, Any]:
-    def describe(seg: Segmentation) -> dict[str, Any]:
-        return {
-            "segmentation": seg.to_pipe(),
-            "quoted": seg.to_quoted(),
-            "segments": list(seg.segment_texts),
-        }
+def _describe(seg: Segmentation) -> dict[str, Any]:
+    return {
+        "segmentation": seg.to_pipe(),
+        "quoted": seg.to_quoted(),
+        "segments": list(seg.segment_texts),
+    }
 
+
+def _json_record(segmenter: Segmenter, ident: str | None, text: str, k: int) -> dict[str, Any]:
     record: dict[str, Any] = {"id": ident, "query": " ".join(normalize(text))}
     if isinstance(segmenter, RankingSegmenter):
         ranked = segmenter.rank(text, k)
-        record |= describe(ranked[0][0]) | {"score": ranked[0][1]}
+        record |= _describe(ranked[0][0]) | {"score": ranked[0][1]}
         if k > 1:
-            record["ranking"] = [describe(seg) | {"score": score} for seg, score in ranked]
+            record["ranking"] = [_describe(seg) | {"score": score} for seg, score in ranked]
     else:
-        record |= describe(segmenter.segment(text))
+        record |= _describe(segmenter.segment(text))
     return record
 
 
@@ -502,7 +502,7 @@ def _cmd_train(args: argparse.Namespace, out: IO[str]) -> None:
                 f"{len(missing)} queries have no gold segmentation, e.g. {missing[0]!r}"
             )
         for k, words in queries.items():
-            if _target_words(gold[k]) != words:
+            if target_words(gold[k]) != words:
                 raise QsegError(f"query {k}: the gold segmentation is of another query")
         ids = list(queries)
     else:
@@ -518,7 +518,7 @@ def _cmd_train(args: argparse.Namespace, out: IO[str]) -> None:
     model = make_classifier(
         args.method, resources, embeddings=embeddings, seed=args.seed, n_jobs=args.jobs
     )
-    words = [_target_words(gold[k]) for k in ids]
+    words = [target_words(gold[k]) for k in ids]
     tags = None
     if args.pos:
         tag_map = read_tags(args.pos)
@@ -530,10 +530,6 @@ def _cmd_train(args: argparse.Namespace, out: IO[str]) -> None:
         f"qseg: trained {args.method} on {len(ids)} queries in {took:.1f} s -> {args.out}",
         file=sys.stderr,
     )
-
-
-def _target_words(target: Target) -> tuple[str, ...]:
-    return target.words if isinstance(target, Segmentation) else target[0].segmentation.words
 
 
 # -- evaluate --------------------------------------------------------------------------------

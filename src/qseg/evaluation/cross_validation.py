@@ -12,7 +12,7 @@ import numpy as np
 
 from qseg.errors import QsegError
 from qseg.segmentation import Segmentation
-from qseg.segmenters.supervised import BreakClassifier, Target
+from qseg.segmenters.supervised import BreakClassifier, Target, target_words
 
 
 def query_folds(ids: Sequence[str], k: int, seed: int) -> list[tuple[list[str], list[str]]]:
@@ -39,18 +39,15 @@ def cross_validate(
 ) -> dict[str, Segmentation]:
     """Out-of-fold segmentations of every gold query: each from a model that never saw it."""
 
-    def words_of(target: Target) -> tuple[str, ...]:
-        return target.words if isinstance(target, Segmentation) else target[0].segmentation.words
-
     result: dict[str, Segmentation] = {}
     for fold, (train, test) in enumerate(query_folds(list(gold), k, seed)):
         model = make().fit(
-            [words_of(gold[i]) for i in train],
+            [target_words(gold[i]) for i in train],
             [gold[i] for i in train],
             [tags.get(i) for i in train] if tags is not None else None,
         )
         predicted = model.predict(
-            [words_of(gold[i]) for i in test],
+            [target_words(gold[i]) for i in test],
             [tags.get(i) for i in test] if tags is not None else None,
         )
         result.update(zip(test, predicted, strict=True))

@@ -72,7 +72,8 @@ def vote_distribution(target: Target) -> dict[tuple[int, ...], float]:
     return dict(shares)
 
 
-def _words_of_target(target: Target) -> tuple[str, ...]:
+def target_words(target: Target) -> tuple[str, ...]:
+    """The words of the query a training label segments."""
     return target.words if isinstance(target, Segmentation) else target[0].segmentation.words
 
 
@@ -313,7 +314,7 @@ class BreakClassifier(BaseEstimator):
         if len(words) != len(y):
             raise QsegError(f"{len(words)} queries but {len(y)} segmentations")
         for w, target in zip(words, y, strict=True):
-            if _words_of_target(target) != w:
+            if target_words(target) != w:
                 raise QsegError(f"the segmentation of {' '.join(w)!r} is of another query")
         _check_tags(words, tags)
         if len(words) < self.inner_folds:
@@ -331,7 +332,6 @@ class BreakClassifier(BaseEstimator):
         query_of_gap = np.repeat(np.arange(len(words)), [len(w) - 1 for w in words])
         keys = [k for w in words for k in _gap_keys(w)]
         tables = query_tables(words, self.source) if self._needs_source else None
-        assert self.source is not None or tables is None
         base = self._base_matrix(words, tags, tables)
         folds = list(
             KFold(self.inner_folds, shuffle=True, random_state=self.random_state).split(words)
@@ -381,14 +381,13 @@ class BreakClassifier(BaseEstimator):
             if not 2 <= len(w) <= MAX_JOINT_WORDS:
                 continue
             feats = candidate_features(w, p[starts[i] : starts[i + 1]], tables[i], phrases[i])
-            bits = candidate_bits(len(w))
-            codes = bits @ (1 << np.arange(len(w) - 1))
-            target = np.zeros(len(bits))
+            # candidate c has the break bits of the binary number c (see joint.candidate_bits)
+            target = np.zeros(2 ** (len(w) - 1))
             for breaks, share in dists[i].items():
                 target[int(np.dot(breaks, 1 << np.arange(len(w) - 1)))] += share
             blocks.append(feats)
-            targets.append(target[codes])
-            sizes.append(len(bits))
+            targets.append(target)
+            sizes.append(len(target))
         if not blocks:
             return
         bounds = np.r_[0, np.cumsum(sizes)]
