@@ -14,7 +14,7 @@ import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO, TextIO
+from typing import IO, Any, BinaryIO, TextIO
 
 from qseg.errors import InputError
 
@@ -131,35 +131,38 @@ def cache_dir() -> Path:
 
 
 @contextmanager
-def atomic_write(path: StrPath) -> Iterator[TextIO]:
-    """Write a text file so that readers see either the old file or the complete new one."""
+def _replacing(path: StrPath, binary: bool) -> Iterator[IO[Any]]:
+    """A temporary file beside ``path`` that replaces it when the block ends well."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
-            yield out
+        if binary:
+            with os.fdopen(fd, "wb") as out:
+                yield out
+        else:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
+                yield out
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+@contextmanager
+def atomic_write(path: StrPath) -> Iterator[TextIO]:
+    """Write a text file so that readers see either the old file or the complete new one."""
+    with _replacing(path, binary=False) as out:
+        yield out
 
 
 def atomic_write_bytes(path: StrPath, data: bytes) -> None:
     """Write a binary file so that readers see either the old file or the complete new one."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
+    with _replacing(path, binary=True) as out:
+        out.write(data)
         umask = os.umask(0)
         os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        os.fchmod(out.fileno(), 0o666 & ~umask)
 
 
 @contextmanager
