@@ -10,6 +10,7 @@ setup(
             "src/qseg/resources/_store.pyx",
             "src/qseg/resources/build/_ngrams.pyx",
             "src/qseg/segmenters/_kernel.pyx",
+            "src/qseg/segmenters/_gap_kernel.pyx",
         ],
         include_path=["src"],
         language_level=3,

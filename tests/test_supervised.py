@@ -65,6 +65,34 @@ def test_gap_features_by_hand():
     assert math.isnan(feature(the[0], "L0_pos_noun"))  # no tags given
 
 
+def test_span_tables_equal_one_lookup_per_span():
+    """The compiled scan (hash extended word by word, stopping early) = a lookup per span,
+    also past the 64 words the kernel keeps on the stack."""
+    from qseg.segmenters.gap_features import query_tables
+
+    source = toy_source(titles=("new york yankees", "york yankees tickets", "tickets new"))
+    long = ("new", "york", "yankees", "tickets") * 20
+    queries = [("new", "york", "yankees", "tickets"), ("tickets",), ("old", "york"), long]
+    for words, table in zip(queries, query_tables(queries, source), strict=True):
+        n = len(words)
+        assert table.log_counts.shape == table.titles.shape == (n, n + 1)
+        for a in range(n):
+            for b in range(n + 1):
+                key = " ".join(words[a:b])
+                if b == a + 1:
+                    expected = math.log1p(source.words.count(key))
+                elif a + 1 < b <= a + 5:
+                    expected = math.log1p(source.counts.count(key))
+                else:
+                    expected = math.nan
+                assert table.log_counts[a, b] == pytest.approx(expected, nan_ok=True)
+                assert table.titles[a, b] == (b - a > 1 and key in source.titles)
+    rows = gap_features(queries, source)
+    assert rows.shape == (3 + 0 + 1 + len(long) - 1, len(FEATURE_NAMES))
+    assert feature(rows[4 + 2], "title_across") == 3  # yankees | tickets in the long query
+    assert feature(rows[4 + 3], "title_across") == 2  # tickets | new
+
+
 def test_candidates_cover_every_segmentation():
     bits = candidate_bits(4)
     assert len({tuple(b) for b in bits}) == 8

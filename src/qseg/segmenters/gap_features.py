@@ -15,7 +15,10 @@ next words outward. Every gap gets one row of :data:`FEATURE_NAMES`, in these gr
 
 Missing values (a word outside the query, a span longer than the counts' 5 words, no tags)
 are NaN, which the gradient-boosted trees treat as missing; linear models impute them.
-Features are computed for many queries at once so that one store lookup serves them all.
+The tables and rows are computed by the compiled kernel ``_gap_kernel.pyx`` for a batch of
+queries at once: spans are looked up by extending a hash word by word, as the n-gram
+segmenters do, so a compact store's shadowed prefix (``qseg store info``) ends a scan early
+there too.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import numpy as np
 
 from qseg.resources.counts import NgramCounts
 from qseg.resources.titles import TitleSet
+from qseg.segmenters._gap_kernel import gap_rows, span_tables
 
 MAX_SPAN = 5
 """Words in the longest n-gram with a count (Web1T and the Webis files stop at 5)."""
@@ -63,7 +67,6 @@ FUNCTION_WORDS = frozenset(
 )
 
 SLOTS = ("L1", "L0", "R0", "R1")
-_SLOT_OFFSETS = (-1, 0, 1, 2)
 
 POS_CLASSES = (
     "noun",
@@ -101,9 +104,8 @@ _TAG_CLASS = {
 }
 
 
-def tag_class(tag: str) -> int:
-    """Index of a tag's coarse class in :data:`POS_CLASSES` (``other`` for unknown tags)."""
-    return POS_CLASSES.index(_TAG_CLASS.get(tag.upper(), "other"))
+_TAG_INDEX = {tag: POS_CLASSES.index(cls) for tag, cls in _TAG_CLASS.items()}
+"""Tag -> index of its class in :data:`POS_CLASSES` (tags not listed are ``other``)."""
 
 
 def _window_spans() -> tuple[tuple[int, int], ...]:
@@ -154,52 +156,6 @@ class FeatureSource:
         return float(max(self.words.unigram_total, 1))
 
 
-def _log_table(n: int, values: np.ndarray, offset: int) -> np.ndarray:
-    """log(1 + count) of every span [a, b) of an n-word query, NaN where not counted."""
-    table = np.full((n, n + 1), np.nan)
-    i = offset
-    for a in range(n):
-        for b in range(a + 1, min(n, a + MAX_SPAN) + 1):
-            table[a, b] = values[i]
-            i += 1
-    return table
-
-
-def _span_keys(words: Sequence[str]) -> list[str]:
-    n = len(words)
-    return [" ".join(words[a:b]) for a in range(n) for b in range(a + 1, min(n, a + MAX_SPAN) + 1)]
-
-
-def _title_lengths(words: Sequence[str], found: np.ndarray, max_words: int) -> np.ndarray:
-    """A boolean table T[a, b]: is words[a:b] a title."""
-    n = len(words)
-    table = np.zeros((n, n + 1), dtype=bool)
-    i = 0
-    for a in range(n):
-        for b in range(a + 2, min(n, a + max_words) + 1):
-            table[a, b] = found[i]
-            i += 1
-    return table
-
-
-def _title_keys(words: Sequence[str], max_words: int) -> list[str]:
-    n = len(words)
-    return [" ".join(words[a:b]) for a in range(n) for b in range(a + 2, min(n, a + max_words) + 1)]
-
-
-def _word_indicators(word: str | None, log_count: float) -> list[float]:
-    if word is None:
-        return [math.nan] * 6
-    return [
-        float(word == "the"),
-        float(word == "free"),
-        float(word in FUNCTION_WORDS),
-        float(any(ch.isdigit() for ch in word)),
-        float(len(word)),
-        log_count,
-    ]
-
-
 @dataclass(frozen=True)
 class QueryTables:
     """Per query: log(1 + count) of every span [a, b) (NaN past 5 words; single words from
@@ -210,30 +166,23 @@ class QueryTables:
 
 
 def query_tables(queries: Sequence[Sequence[str]], source: FeatureSource) -> list[QueryTables]:
-    """The span tables of many queries, with one lookup per store for all of them."""
-    keys = [k for words in queries for k in _span_keys(words)]
-    logs = np.log1p(source.counts.count_many(keys).astype(np.float64))
-    singles = [w for words in queries for w in words]
-    word_logs = np.log1p(source.words.count_many(singles).astype(np.float64))
-    title_words = min(source.titles.max_words, 10) if source.titles is not None else 0
-    title_keys = [k for words in queries for k in _title_keys(words, title_words)]
-    found = (
-        source.titles.contains_many(title_keys)
-        if source.titles is not None and title_keys
-        else np.zeros(0, dtype=bool)
+    """The span tables of many queries (views into one flat array per kind)."""
+    queries = [tuple(words) for words in queries]
+    titles = source.titles
+    offsets, counts, is_title = span_tables(
+        queries,
+        source.counts.view,
+        source.words.view,
+        titles.view if titles is not None else None,
+        MAX_SPAN,
+        min(titles.max_words, 10) if titles is not None else 0,
     )
+    logs = np.log1p(counts)
     tables = []
-    offset = word_offset = title_offset = 0
-    for words in queries:
-        n = len(words)
-        table = _log_table(n, logs, offset)
-        offset += sum(min(n, a + MAX_SPAN) - a for a in range(n))
-        table[np.arange(n), np.arange(1, n + 1)] = word_logs[word_offset : word_offset + n]
-        word_offset += n
-        n_titles = sum(max(0, min(n, a + title_words) - a - 1) for a in range(n))
-        titles = _title_lengths(words, found[title_offset : title_offset + n_titles], title_words)
-        title_offset += n_titles
-        tables.append(QueryTables(table, titles))
+    for q, words in enumerate(queries):
+        n, start = len(words), offsets[q]
+        cells = slice(start, start + n * (n + 1))
+        tables.append(QueryTables(logs[cells].reshape(n, n + 1), is_title[cells].reshape(n, n + 1)))
     return tables
 
 
@@ -244,61 +193,23 @@ def gap_features(
     tables: Sequence[QueryTables] | None = None,
 ) -> np.ndarray:
     """One row of :data:`FEATURE_NAMES` per gap, queries one after the other."""
+    queries = [tuple(words) for words in queries]
     if tables is None:
         tables = query_tables(queries, source)
-    log_n = math.log(source.corpus_size)
-    has_titles = source.titles is not None
-    rows: list[list[float]] = []
-    for q, words in enumerate(queries):
-        query_tags = tags[q] if tags is not None else None
-        t = tables[q]
-        for g in range(len(words) - 1):
-            rows.append(_gap_row(words, g, t.log_counts, t.titles, query_tags, log_n, has_titles))
-    return np.asarray(rows, dtype=np.float32).reshape(len(rows), len(FEATURE_NAMES))
-
-
-def _gap_row(
-    words: Sequence[str],
-    g: int,
-    table: np.ndarray,
-    titles: np.ndarray,
-    tags: Sequence[str] | None,
-    log_n: float,
-    has_titles: bool,
-) -> list[float]:
-    n = len(words)
-    row = [float(n), float(g), float(n - 2 - g)]
-    for k in _SLOT_OFFSETS:
-        j = g + k
-        inside = 0 <= j < n
-        row += _word_indicators(words[j] if inside else None, table[j, j + 1] if inside else 0.0)
-    for a, b in WINDOW_SPANS:
-        a, b = g + a, g + b
-        row.append(table[a, b] if a >= 0 and b <= n else math.nan)
-    pair = table[g, g + 2]
-    row.append(
-        pair + log_n - table[g, g + 1] - table[g + 1, g + 2]
-        if pair > 0 and table[g, g + 1] > 0 and table[g + 1, g + 2] > 0
-        else math.nan
+    logs = np.concatenate([t.log_counts.ravel() for t in tables]) if tables else np.zeros(0)
+    titles = np.concatenate([t.titles.ravel() for t in tables]) if tables else np.zeros(0, bool)
+    offsets = np.r_[0, np.cumsum([t.log_counts.size for t in tables])].astype(np.int64)
+    return gap_rows(
+        queries,
+        tags,
+        logs,
+        titles.view(np.uint8),
+        offsets,
+        np.array(WINDOW_SPANS, dtype=np.int64).reshape(-1, 2),
+        math.log(source.corpus_size),
+        source.titles is not None,
+        FUNCTION_WORDS,
+        _TAG_INDEX,
+        len(POS_CLASSES),
+        len(FEATURE_NAMES),
     )
-    for length in (3, 4, 5):
-        starts = range(max(0, g + 2 - length), min(g, n - length) + 1)
-        values = [table[a, a + length] for a in starts]
-        row.append(max(values) if values else math.nan)
-    if not has_titles:
-        row += [math.nan] * 3
-    else:
-        across = [b - a for a in range(g + 1) for b in range(g + 2, n + 1) if titles[a, b]]
-        left = [g + 1 - a for a in range(g) if titles[a, g + 1]]
-        right = [b - g - 1 for b in range(g + 3, n + 1) if titles[g + 1, b]]
-        row += [float(max(across, default=0)), float(max(left, default=0))]
-        row.append(float(max(right, default=0)))
-    width = len(POS_CLASSES)
-    for k in _SLOT_OFFSETS:
-        j = g + k
-        onehot = [math.nan] * width
-        if tags is not None and 0 <= j < n:
-            onehot = [0.0] * width
-            onehot[tag_class(tags[j])] = 1.0
-        row += onehot
-    return row
