@@ -100,8 +100,8 @@ def test_candidates_cover_every_segmentation():
     from qseg.segmenters.gap_features import query_tables
 
     tables = query_tables([("new", "york", "yankees", "tickets")], source)
-    feats = candidate_features(
-        ("new", "york", "yankees", "tickets"), np.array([0.1, 0.2, 0.9]), tables[0], {}
+    (feats,) = candidate_features(
+        [("new", "york", "yankees", "tickets")], [np.array([0.1, 0.2, 0.9])], tables, [{}]
     )
     assert feats.shape == (8, 20)
     best = int(np.argmax(feats[:, 0]))  # the most probable break vector under the gap model

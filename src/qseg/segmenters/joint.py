@@ -45,8 +45,9 @@ CANDIDATE_FEATURES = (
 
 
 @cache
-def _layout(n: int) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
-    """Break bits of every candidate, its span incidence matrix, and the span list."""
+def _layout(n: int) -> tuple[np.ndarray, ...]:
+    """For an n-word query: the break bits of every candidate (row c is the binary number c),
+    the candidate-by-span incidence matrix, the spans (start, end) and their lengths."""
     gaps = n - 1
     codes = np.arange(2**gaps, dtype=np.int64)
     bits = ((codes[:, None] >> np.arange(gaps)) & 1).astype(np.int8)
@@ -59,7 +60,8 @@ def _layout(n: int) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
             if g == gaps or bits[c, g]:
                 incidence[c, index[(start, g + 1)]] = True
                 start = g + 1
-    return bits, incidence, spans
+    span_array = np.array(spans, dtype=np.int64).reshape(-1, 2)
+    return bits, incidence, span_array, span_array[:, 1] - span_array[:, 0]
 
 
 def candidate_bits(n: int) -> np.ndarray:
@@ -68,69 +70,98 @@ def candidate_bits(n: int) -> np.ndarray:
 
 
 def candidate_features(
-    words: Sequence[str],
-    gap_p: np.ndarray,
-    tables: QueryTables,
-    phrases: Mapping[str, float],
+    queries: Sequence[Sequence[str]],
+    gap_p: Sequence[np.ndarray],
+    tables: Sequence[QueryTables],
+    phrases: Sequence[Mapping[str, float]],
+) -> list[np.ndarray]:
+    """Per query (2 to :data:`MAX_JOINT_WORDS` words), one row of :data:`CANDIDATE_FEATURES`
+    per candidate; queries of one length are computed together as matrix products."""
+    blocks: list[np.ndarray] = [np.zeros((0, len(CANDIDATE_FEATURES)), np.float32)] * len(queries)
+    by_length: dict[int, list[int]] = {}
+    for q, words in enumerate(queries):
+        if not 2 <= len(words) <= MAX_JOINT_WORDS:
+            raise ValueError(f"joint decoding takes 2 to {MAX_JOINT_WORDS} words, not {len(words)}")
+        by_length.setdefault(len(words), []).append(q)
+    for n, group in by_length.items():
+        features = _group_features(n, [queries[q] for q in group], gap_p, tables, phrases, group)
+        for q, block in zip(group, features, strict=True):
+            blocks[q] = block
+    return blocks
+
+
+def _group_features(
+    n: int,
+    queries: Sequence[Sequence[str]],
+    gap_p: Sequence[np.ndarray],
+    tables: Sequence[QueryTables],
+    phrases: Sequence[Mapping[str, float]],
+    group: Sequence[int],
 ) -> np.ndarray:
-    """One row of :data:`CANDIDATE_FEATURES` per candidate of the query."""
-    n = len(words)
-    bits, incidence, spans = _layout(n)
-    p = np.clip(gap_p.astype(np.float64), 1e-6, 1 - 1e-6)
-    log_bits = np.where(bits == 1, np.log(p), np.log1p(-p))
-    log_p = log_bits.sum(axis=1)
-    min_log_p = log_bits.min(axis=1) if n > 1 else np.zeros(1)
-    lengths = np.array([b - a for a, b in spans], dtype=np.float64)
+    """Candidate features of queries that all have n words: shape (queries, candidates, F)."""
+    bits, incidence, spans, lengths = _layout(n)
+    starts, ends = spans[:, 0], spans[:, 1]
     multi = lengths > 1
-    counted = np.array([b - a <= MAX_SPAN for a, b in spans])
-    log_count = np.array([tables.log_counts[a, b] if b - a <= MAX_SPAN else 0.0 for a, b in spans])
-    is_title = np.array([tables.titles[a, b] if b - a > 1 else False for a, b in spans])
-    texts = [" ".join(words[a:b]) for a, b in spans]
+    counted = lengths <= MAX_SPAN
+    p = np.clip(np.array([gap_p[q] for q in group], dtype=np.float64), 1e-6, 1 - 1e-6)
+    # log-probability of each candidate's break bits (queries x candidates x gaps)
+    log_bits = np.where(bits[None] == 1, np.log(p)[:, None, :], np.log1p(-p)[:, None, :])
+    log_count = np.array([tables[q].log_counts[starts, ends] for q in group])
+    log_count = np.where(counted, log_count, 0.0)
+    is_title = np.array([tables[q].titles[starts, ends] for q in group]) & multi
     rate = np.array(
-        [phrases.get(t, np.nan) if m else np.nan for t, m in zip(texts, multi, strict=True)]
+        [
+            [
+                phrases[q].get(" ".join(w[a:b]), np.nan) if m else np.nan
+                for a, b, m in zip(starts, ends, multi, strict=True)
+            ]
+            for q, w in zip(group, queries, strict=True)
+        ]
     )
-    first_fn = np.array([words[a] in FUNCTION_WORDS for a, _ in spans]) & multi
-    last_fn = np.array([words[b - 1] in FUNCTION_WORDS for _, b in spans]) & multi
+    fn = np.array([[word in FUNCTION_WORDS for word in w] for w in queries])
+    first_fn = fn[:, starts] & multi
+    last_fn = fn[:, ends - 1] & multi
 
     inc = incidence.astype(np.float64)
     multi_inc = incidence & multi
-    masked = np.where(multi_inc & counted, log_count, np.nan)
-    with np.errstate(all="ignore"):
-        rates = np.where(multi_inc, np.nan_to_num(rate, nan=0.5), np.nan)
-        sum_log = np.nansum(masked, axis=1)
-        features = np.column_stack(
-            [
-                log_p,
-                min_log_p,
-                np.full(len(bits), n, dtype=np.float64),
-                inc.sum(axis=1),
-                multi_inc.sum(axis=1),
-                (incidence * lengths).max(axis=1),
-                sum_log,
-                _nan_reduce(np.nanmin, masked),
-                _nan_reduce(np.nanmax, masked),
-                (multi_inc & counted & (log_count == 0)).sum(axis=1),
-                (multi_inc & is_title).sum(axis=1),
-                (multi_inc & is_title) @ lengths,
-                (incidence & first_fn).sum(axis=1),
-                (incidence & last_fn).sum(axis=1),
-                _nan_reduce(np.nanmin, rates),
-                np.nansum(rates, axis=1),
-                (multi_inc & ~np.isnan(rate)).sum(axis=1),
-            ]
-        )
-    phrase_sum = features[:, CANDIDATE_FEATURES.index("phrase_rate_sum")]
-    relative = [log_p - log_p.max(), sum_log - sum_log.max(), phrase_sum - phrase_sum.max()]
-    return np.column_stack([features, *relative]).astype(np.float32)
+    scored = (multi_inc & counted).astype(np.float64)
+    seen = ~np.isnan(rate) & multi
+    filled = np.where(seen, rate, 0.5)
+    with np.errstate(invalid="ignore"):
+        log_p = log_bits.sum(axis=2)
+        sum_log = log_count @ scored.T
+        phrase_sum = np.where(multi, filled, 0.0) @ multi_inc.T.astype(np.float64)
+        columns = [
+            log_p,
+            log_bits.min(axis=2),
+            np.full(log_p.shape, float(n)),
+            np.broadcast_to(inc.sum(axis=1), log_p.shape),
+            np.broadcast_to(multi_inc.sum(axis=1), log_p.shape),
+            np.broadcast_to((incidence * lengths).max(axis=1), log_p.shape),
+            sum_log,
+            _masked_reduce(np.min, log_count, multi_inc & counted),
+            _masked_reduce(np.max, log_count, multi_inc & counted),
+            (log_count == 0).astype(np.float64) @ scored.T,
+            is_title.astype(np.float64) @ multi_inc.T,
+            (is_title * lengths) @ multi_inc.T,
+            first_fn.astype(np.float64) @ inc.T,
+            last_fn.astype(np.float64) @ inc.T,
+            _masked_reduce(np.min, filled, multi_inc),
+            phrase_sum,
+            seen.astype(np.float64) @ multi_inc.T,
+            log_p - log_p.max(axis=1, keepdims=True),
+            sum_log - sum_log.max(axis=1, keepdims=True),
+            phrase_sum - phrase_sum.max(axis=1, keepdims=True),
+        ]
+    return np.stack(columns, axis=2).astype(np.float32)
 
 
-def _nan_reduce(reduce: object, values: np.ndarray) -> np.ndarray:
-    """Row-wise min or max ignoring NaN; NaN for rows with no value (no warning)."""
-    empty = np.isnan(values).all(axis=1)
-    out = np.full(len(values), np.nan)
-    if (~empty).any():
-        out[~empty] = reduce(values[~empty], axis=1)  # type: ignore[operator]
-    return out
+def _masked_reduce(reduce: object, values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Per query and candidate, min or max of ``values`` (queries x spans) over the spans
+    ``mask`` (candidates x spans) selects; NaN where it selects none."""
+    fill = np.inf if reduce is np.min else -np.inf
+    out = reduce(np.where(mask[None], values[:, None, :], fill), axis=2)  # type: ignore[operator]
+    return np.where(mask.any(axis=1)[None], out, np.nan)
 
 
 def softmax_objective(bounds: np.ndarray, target: np.ndarray) -> object:

@@ -376,20 +376,23 @@ class BreakClassifier(BaseEstimator):
             for i in held:
                 phrases[i] = rates_of
         starts = np.r_[0, np.cumsum([len(w) - 1 for w in words])]
-        blocks, targets, sizes = [], [], []
-        for i, w in enumerate(words):
-            if not 2 <= len(w) <= MAX_JOINT_WORDS:
-                continue
-            feats = candidate_features(w, p[starts[i] : starts[i + 1]], tables[i], phrases[i])
+        chosen = [i for i, w in enumerate(words) if 2 <= len(w) <= MAX_JOINT_WORDS]
+        if not chosen:
+            return
+        blocks = candidate_features(
+            [words[i] for i in chosen],
+            [p[starts[i] : starts[i + 1]] for i in chosen],
+            [tables[i] for i in chosen],
+            [phrases[i] for i in chosen],
+        )
+        targets, sizes = [], []
+        for i in chosen:
             # candidate c has the break bits of the binary number c (see joint.candidate_bits)
-            target = np.zeros(2 ** (len(w) - 1))
+            target = np.zeros(2 ** (len(words[i]) - 1))
             for breaks, share in dists[i].items():
-                target[int(np.dot(breaks, 1 << np.arange(len(w) - 1)))] += share
-            blocks.append(feats)
+                target[int(np.dot(breaks, 1 << np.arange(len(words[i]) - 1)))] += share
             targets.append(target)
             sizes.append(len(target))
-        if not blocks:
-            return
         bounds = np.r_[0, np.cumsum(sizes)]
         data = xgb.DMatrix(np.vstack(blocks))
         params = {
@@ -452,10 +455,12 @@ class BreakClassifier(BaseEstimator):
         if self.joint_ is not None and tables is not None:
             chosen = [i for i, w in enumerate(words) if 2 <= len(w) <= MAX_JOINT_WORDS]
             if chosen:
-                blocks = [
-                    candidate_features(words[i], probabilities[i], tables[i], self.phrases_)
-                    for i in chosen
-                ]
+                blocks = candidate_features(
+                    [words[i] for i in chosen],
+                    [probabilities[i] for i in chosen],
+                    [tables[i] for i in chosen],
+                    [self.phrases_] * len(chosen),
+                )
                 scores = self.joint_.predict(xgb.DMatrix(np.vstack(blocks)), output_margin=True)
                 start = 0
                 for i, block in zip(chosen, blocks, strict=True):
