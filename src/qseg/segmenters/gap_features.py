@@ -165,46 +165,56 @@ class QueryTables:
     titles: np.ndarray
 
 
-def query_tables(queries: Sequence[Sequence[str]], source: FeatureSource) -> list[QueryTables]:
-    """The span tables of many queries (views into one flat array per kind)."""
-    queries = [tuple(words) for words in queries]
+@dataclass(frozen=True)
+class SpanTables:
+    """The :class:`QueryTables` of a batch of queries, flat: the n x (n + 1) cells of query q
+    start at ``offsets[q]``; ``tables[q]`` is a view of them."""
+
+    offsets: np.ndarray
+    log_counts: np.ndarray
+    titles: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def __getitem__(self, q: int) -> QueryTables:
+        start, end = int(self.offsets[q]), int(self.offsets[q + 1])
+        n = int((math.isqrt(4 * (end - start) + 1) - 1) // 2)  # cells = n * (n + 1)
+        return QueryTables(
+            self.log_counts[start:end].reshape(n, n + 1), self.titles[start:end].reshape(n, n + 1)
+        )
+
+
+def query_tables(queries: Sequence[Sequence[str]], source: FeatureSource) -> SpanTables:
+    """The span tables of many queries, looked up in one pass of the compiled kernel."""
     titles = source.titles
     offsets, counts, is_title = span_tables(
-        queries,
+        [tuple(words) for words in queries],
         source.counts.view,
         source.words.view,
         titles.view if titles is not None else None,
         MAX_SPAN,
         min(titles.max_words, 10) if titles is not None else 0,
     )
-    logs = np.log1p(counts)
-    tables = []
-    for q, words in enumerate(queries):
-        n, start = len(words), offsets[q]
-        cells = slice(start, start + n * (n + 1))
-        tables.append(QueryTables(logs[cells].reshape(n, n + 1), is_title[cells].reshape(n, n + 1)))
-    return tables
+    return SpanTables(offsets, np.log1p(counts), is_title)
 
 
 def gap_features(
     queries: Sequence[Sequence[str]],
     source: FeatureSource,
     tags: Sequence[Sequence[str] | None] | None = None,
-    tables: Sequence[QueryTables] | None = None,
+    tables: SpanTables | None = None,
 ) -> np.ndarray:
     """One row of :data:`FEATURE_NAMES` per gap, queries one after the other."""
     queries = [tuple(words) for words in queries]
     if tables is None:
         tables = query_tables(queries, source)
-    logs = np.concatenate([t.log_counts.ravel() for t in tables]) if tables else np.zeros(0)
-    titles = np.concatenate([t.titles.ravel() for t in tables]) if tables else np.zeros(0, bool)
-    offsets = np.r_[0, np.cumsum([t.log_counts.size for t in tables])].astype(np.int64)
     return gap_rows(
         queries,
         tags,
-        logs,
-        titles.view(np.uint8),
-        offsets,
+        tables.log_counts,
+        tables.titles.view(np.uint8),
+        tables.offsets,
         np.array(WINDOW_SPANS, dtype=np.int64).reshape(-1, 2),
         math.log(source.corpus_size),
         source.titles is not None,

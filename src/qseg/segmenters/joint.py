@@ -5,7 +5,8 @@ candidate described by :data:`CANDIDATE_FEATURES`: how likely its breaks are und
 classifier, and what its segments are (counts, titles, phrases seen as segments in training,
 segments that begin or end with a function word). A gradient-boosted scorer is trained with a
 softmax over each query's candidates against the distribution of the annotators' votes (a
-listwise loss), and the best-scored candidate is the output.
+listwise loss), and the best-scored candidate is the output (of those the gap classifier
+finds most probable; see ``BreakClassifier.max_candidates``).
 """
 
 from __future__ import annotations
