@@ -116,3 +116,28 @@ def test_default_resources_are_the_wordsegment_web1t_counts():
     assert sum(" " in k for k in keys) == 258_437
     assert counts.count("the") == 23_135_851_162  # the Web1T count of "the"
     assert counts.count("new york") > 1_000_000
+
+
+def test_atomic_writes_replace_whole_files_with_umask_permissions(tmp_path):
+    import os
+
+    from qseg.fileio import atomic_write, atomic_write_bytes
+
+    text, data = tmp_path / "a.txt", tmp_path / "b.bin"
+    umask = os.umask(0o022)
+    try:
+        with atomic_write(text) as out:
+            out.write("new\n")
+        atomic_write_bytes(data, b"\x00\x01")
+    finally:
+        os.umask(umask)
+    assert text.read_text() == "new\n" and data.read_bytes() == b"\x00\x01"
+    assert (text.stat().st_mode & 0o777) == (data.stat().st_mode & 0o777) == 0o644
+    try:
+        with atomic_write(text) as out:
+            out.write("half")
+            raise RuntimeError("interrupted")
+    except RuntimeError:
+        pass
+    assert text.read_text() == "new\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.bin"]

@@ -136,6 +136,9 @@ def _replacing(path: StrPath, binary: bool) -> Iterator[IO[Any]]:
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.fchmod(fd, 0o666 & ~umask)  # mkstemp makes 0600; the result is an ordinary new file
     try:
         if binary:
             with os.fdopen(fd, "wb") as out:
@@ -160,9 +163,6 @@ def atomic_write_bytes(path: StrPath, data: bytes) -> None:
     """Write a binary file so that readers see either the old file or the complete new one."""
     with _replacing(path, binary=True) as out:
         out.write(data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(out.fileno(), 0o666 & ~umask)
 
 
 @contextmanager

@@ -3,8 +3,9 @@
 
 The features are documented in ``gap_features.py``; this module is their only implementation.
 ``span_tables`` looks every span of every query up in the stores by extending the key's hash
-one word at a time (no strings are built; a scan stops where the store says no longer n-gram
-or title starts with the span). ``gap_rows`` writes one row of features per gap into a
+one word at a time (no strings are built). Unlike the segmenters' scans it does not stop where
+a span's extendable bit says no longer key follows: in a compact store a shadowed prefix would
+end the scan before a title it leads to. ``gap_rows`` writes one row of features per gap into a
 preallocated matrix, so a batch costs no Python object per gap.
 """
 
@@ -55,7 +56,7 @@ cdef void words_close(Words* w) noexcept:
 
 cdef void scan(StoreView store, Words* w, Py_ssize_t i, Py_ssize_t n, Py_ssize_t longest,
                bint titles, double* out) noexcept:
-    """Spans [i, i + 2 .. i + longest] of one query: count, or title membership."""
+    """Spans [i, i + 2 .. i + longest] of one query: count, or title membership (0 if absent)."""
     cdef uint64_t state = fnv_feed(fnv_start(store.seed), w.ptrs[i], w.lens[i])
     cdef uint64_t value
     cdef bint ext
@@ -63,12 +64,8 @@ cdef void scan(StoreView store, Words* w, Py_ssize_t i, Py_ssize_t n, Py_ssize_t
     for end in range(i + 2, min(n, i + longest) + 1):
         state = fnv_feed(fnv_feed(state, &SPACE, 1), w.ptrs[end - 1], w.lens[end - 1])
         value = 0
-        ext = False
-        if not store.find(fmix64(state), &w.ptrs[i], &w.lens[i], end - i, &value, &ext):
-            break
-        out[end] = (value > 0) if titles else <double>value
-        if not ext:
-            break
+        if store.find(fmix64(state), &w.ptrs[i], &w.lens[i], end - i, &value, &ext):
+            out[end] = (value > 0) if titles else <double>value
 
 
 def span_tables(list queries, StoreView counts, StoreView words, StoreView titles,

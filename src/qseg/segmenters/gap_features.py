@@ -16,9 +16,7 @@ next words outward. Every gap gets one row of :data:`FEATURE_NAMES`, in these gr
 Missing values (a word outside the query, a span longer than the counts' 5 words, no tags)
 are NaN, which the gradient-boosted trees treat as missing; linear models impute them.
 The tables and rows are computed by the compiled kernel ``_gap_kernel.pyx`` for a batch of
-queries at once: spans are looked up by extending a hash word by word, as the n-gram
-segmenters do, so a compact store's shadowed prefix (``qseg store info``) ends a scan early
-there too.
+queries at once.
 """
 
 from __future__ import annotations
