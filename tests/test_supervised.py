@@ -200,6 +200,27 @@ def test_logreg_and_independent(webis):
     assert all(s.breaks == tuple(int(v > 0.5) for v in q) for s, q in zip(seg, p, strict=True))
 
 
+def test_joint_decoding_scores_the_most_probable_candidates(webis):
+    """With one candidate the joint decoder keeps the gap classifier's most probable break
+    vector (every gap decided alone); with more it may choose another, never a worse-ranked
+    one than the max_candidates-th."""
+    gold, source = webis
+    ids = list(gold)
+    train, test = ids[:300], words_of(gold[i] for i in ids[300:])
+    model = small(source).fit(words_of(gold[i] for i in train), [gold[i] for i in train])
+    independent = [tuple(int(v > 0.5) for v in p) for p in model.break_probabilities(test)]
+    model.set_params(max_candidates=1)
+    assert [s.breaks for s in model.predict(test)] == independent
+    model.set_params(max_candidates=2)
+    two = [s.breaks for s in model.predict(test)]
+    assert two != independent  # the joint scorer overrules the gap classifier somewhere
+    for words, breaks, p in zip(test, two, model.break_probabilities(test), strict=True):
+        p = np.clip(p, 1e-6, 1 - 1e-6)
+        log_p = np.where(candidate_bits(len(words)) == 1, np.log(p), np.log1p(-p)).sum(axis=1)
+        rank = int((log_p > log_p[int(np.dot(breaks, 1 << np.arange(len(p))))] + 1e-9).sum())
+        assert rank < 2
+
+
 def test_deterministic_given_seed(webis, tmp_path):
     gold, source = webis
     ids = list(gold)[:200]
