@@ -11,47 +11,13 @@ preallocated matrix, so a batch costs no Python object per gap.
 
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
-from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 
 import numpy as np
 
 from qseg.resources._store cimport StoreView, fmix64, fnv_feed, fnv_start
+from qseg.segmenters._query_words cimport STACK_WORDS, Words, words_close, words_open
 
 cdef uint8_t SPACE = 32
-
-cdef enum:
-    STACK_WORDS = 64
-
-
-cdef struct Words:
-    const uint8_t** ptrs
-    Py_ssize_t* lens
-    const uint8_t* stack_ptrs[STACK_WORDS]
-    Py_ssize_t stack_lens[STACK_WORDS]
-
-
-cdef int words_open(Words* w, tuple words) except -1:
-    """Point ``w`` at the UTF-8 bytes of ``words`` (kept alive by the tuple)."""
-    cdef Py_ssize_t i, length, n = len(words)
-    w.ptrs = w.stack_ptrs
-    w.lens = w.stack_lens
-    if n > STACK_WORDS:
-        w.ptrs = <const uint8_t**>malloc(n * sizeof(uint8_t*))
-        w.lens = <Py_ssize_t*>malloc(n * sizeof(Py_ssize_t))
-        if w.ptrs == NULL or w.lens == NULL:
-            words_close(w)
-            raise MemoryError()
-    for i in range(n):
-        w.ptrs[i] = <const uint8_t*>PyUnicode_AsUTF8AndSize(<str>words[i], &length)
-        w.lens[i] = length
-    return 0
-
-
-cdef void words_close(Words* w) noexcept:
-    if w.ptrs != w.stack_ptrs:
-        free(w.ptrs)
-        free(w.lens)
-        w.ptrs = w.stack_ptrs
 
 
 cdef void scan(StoreView store, Words* w, Py_ssize_t i, Py_ssize_t n, Py_ssize_t longest,

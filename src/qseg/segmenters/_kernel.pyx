@@ -19,9 +19,9 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
-from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 
 from qseg.resources._store cimport StoreView, fmix64, fnv_feed, fnv_start
+from qseg.segmenters._query_words cimport STACK_WORDS, Words, words_close, words_open
 
 cdef extern from *:
     ctypedef unsigned long long u128 "unsigned __int128"
@@ -31,10 +31,6 @@ cdef extern from *:
 cdef uint8_t SPACE = 32
 cdef object ZERO = 0
 cdef object ONE = 1
-
-cdef enum:
-    STACK_WORDS = 64
-
 
 cdef object to_int(u128 value):
     """An exact Python int from an unsigned 128-bit integer."""
@@ -49,39 +45,6 @@ cdef u128 from_int(object value) except? 0:
     if value < 0 or value >> 128:
         raise OverflowError(f"weight {value} is outside 0 .. 2^128 - 1")
     return (<u128><uint64_t>(value >> 64) << 64) | <u128><uint64_t>(value & 0xFFFFFFFFFFFFFFFF)
-
-
-cdef struct Words:
-    const uint8_t** ptrs
-    Py_ssize_t* lens
-    Py_ssize_t n
-    const uint8_t* stack_ptrs[STACK_WORDS]
-    Py_ssize_t stack_lens[STACK_WORDS]
-
-
-cdef int words_open(Words* w, tuple words) except -1:
-    """Point ``w`` at the UTF-8 bytes of ``words`` (kept alive by the tuple)."""
-    cdef Py_ssize_t i, length
-    w.n = len(words)
-    w.ptrs = w.stack_ptrs
-    w.lens = w.stack_lens
-    if w.n > STACK_WORDS:
-        w.ptrs = <const uint8_t**>malloc(w.n * sizeof(uint8_t*))
-        w.lens = <Py_ssize_t*>malloc(w.n * sizeof(Py_ssize_t))
-        if w.ptrs == NULL or w.lens == NULL:
-            words_close(w)
-            raise MemoryError()
-    for i in range(w.n):
-        w.ptrs[i] = <const uint8_t*>PyUnicode_AsUTF8AndSize(<str>words[i], &length)
-        w.lens[i] = length
-    return 0
-
-
-cdef void words_close(Words* w) noexcept:
-    if w.ptrs != w.stack_ptrs:
-        free(w.ptrs)
-        free(w.lens)
-        w.ptrs = w.stack_ptrs
 
 
 cdef enum:
