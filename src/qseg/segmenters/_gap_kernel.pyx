@@ -39,7 +39,7 @@ def span_tables(list queries, StoreView counts, StoreView words, StoreView title
     """Flat tables of all queries: query q owns ``n * (n + 1)`` cells from ``offsets[q]``,
     cell ``a * (n + 1) + b`` describing span [a, b).
 
-    ``found`` holds counts: single words from ``words``, 2 to ``max_span`` words from
+    ``table`` holds counts: single words from ``words``, 2 to ``max_span`` words from
     ``counts`` (0 when absent), NaN elsewhere. ``is_title`` marks spans of 2 to
     ``title_words`` words found in ``titles`` (which may be None).
     """
@@ -52,9 +52,9 @@ def span_tables(list queries, StoreView counts, StoreView words, StoreView title
         off[q] = cells
         cells += n * (n + 1)
     off[nq] = cells
-    found = np.full(cells, np.nan)
+    table = np.full(cells, np.nan)
     is_title = np.zeros(cells, dtype=np.float64)
-    cdef double[::1] lg = found
+    cdef double[::1] lg = table
     cdef double[::1] tt = is_title
     cdef Words w
     cdef uint64_t value
@@ -69,17 +69,15 @@ def span_tables(list queries, StoreView counts, StoreView words, StoreView title
                 for b in range(a + 2, min(n, a + max_span) + 1):
                     lg[start + a * (n + 1) + b] = 0.0
                 h = fmix64(fnv_feed(fnv_start(words.seed), w.ptrs[a], w.lens[a]))
-                value = 0
-                ext = False
-                if not words.find(h, &w.ptrs[a], &w.lens[a], 1, &value, &ext):
-                    value = 0
+                value = 0  # find() leaves it alone when the word is absent
+                words.find(h, &w.ptrs[a], &w.lens[a], 1, &value, &ext)
                 lg[start + a * (n + 1) + a + 1] = <double>value
                 scan(counts, &w, a, n, max_span, False, &lg[start + a * (n + 1)])
                 if titles is not None:
                     scan(titles, &w, a, n, title_words, True, &tt[start + a * (n + 1)])
         finally:
             words_close(&w)
-    return offsets, found, is_title.astype(np.bool_)
+    return offsets, table, is_title.astype(np.bool_)
 
 
 cdef inline double cell(const double[::1] t, Py_ssize_t start, Py_ssize_t n, Py_ssize_t a,
@@ -94,7 +92,7 @@ def gap_rows(list queries, object tags, const double[::1] logs, const uint8_t[::
     """The feature matrix (one float32 row of ``width`` per gap) in the order of
     ``FEATURE_NAMES``; see ``gap_features.py`` for what each column means."""
     cdef Py_ssize_t q, g, n, k, j, a, b, length, col, start, gaps = 0, nq = len(queries)
-    cdef Py_ssize_t other = classes - 1
+    cdef Py_ssize_t other = classes - 1  # tags not in tag_classes: the last class, "other"
     for q in range(nq):
         gaps += max(len(<tuple>queries[q]) - 1, 0)
     matrix = np.full((gaps, width), np.nan, dtype=np.float32)
