@@ -70,6 +70,10 @@ def candidate_bits(n: int) -> np.ndarray:
     return _layout(n)[0]
 
 
+_CHUNK_CELLS = 1 << 22
+"""Queries x candidates x spans computed at once (bounds the memory of long queries)."""
+
+
 def candidate_features(
     queries: Sequence[Sequence[str]],
     gap_p: Sequence[np.ndarray],
@@ -85,9 +89,19 @@ def candidate_features(
             raise ValueError(f"joint decoding takes 2 to {MAX_JOINT_WORDS} words, not {len(words)}")
         by_length.setdefault(len(words), []).append(q)
     for n, group in by_length.items():
-        features = _group_features(n, [queries[q] for q in group], gap_p, tables, phrases, group)
-        for q, block in zip(group, features, strict=True):
-            blocks[q] = block
+        incidence = _layout(n)[1]
+        step = max(1, _CHUNK_CELLS // incidence.size)
+        for i in range(0, len(group), step):
+            chunk = group[i : i + step]
+            features = _group_features(
+                n,
+                [queries[q] for q in chunk],
+                [gap_p[q] for q in chunk],
+                [tables[q] for q in chunk],
+                [phrases[q] for q in chunk],
+            )
+            for q, block in zip(chunk, features, strict=True):
+                blocks[q] = block
     return blocks
 
 
@@ -97,26 +111,25 @@ def _group_features(
     gap_p: Sequence[np.ndarray],
     tables: Sequence[QueryTables],
     phrases: Sequence[Mapping[str, float]],
-    group: Sequence[int],
 ) -> np.ndarray:
     """Candidate features of queries that all have n words: shape (queries, candidates, F)."""
     bits, incidence, spans, lengths = _layout(n)
     starts, ends = spans[:, 0], spans[:, 1]
     multi = lengths > 1
     counted = lengths <= MAX_SPAN
-    p = np.clip(np.array([gap_p[q] for q in group], dtype=np.float64), 1e-6, 1 - 1e-6)
+    p = np.clip(np.array(gap_p, dtype=np.float64).reshape(len(queries), n - 1), 1e-6, 1 - 1e-6)
     # log-probability of each candidate's break bits (queries x candidates x gaps)
     log_bits = np.where(bits[None] == 1, np.log(p)[:, None, :], np.log1p(-p)[:, None, :])
-    log_count = np.array([tables[q].log_counts[starts, ends] for q in group])
+    log_count = np.array([t.log_counts[starts, ends] for t in tables])
     log_count = np.where(counted, log_count, 0.0)
-    is_title = np.array([tables[q].titles[starts, ends] for q in group]) & multi
+    is_title = np.array([t.titles[starts, ends] for t in tables]) & multi
     rate = np.array(
         [
             [
-                phrases[q].get(" ".join(w[a:b]), np.nan) if m else np.nan
+                known.get(" ".join(w[a:b]), np.nan) if m else np.nan
                 for a, b, m in zip(starts, ends, multi, strict=True)
             ]
-            for q, w in zip(group, queries, strict=True)
+            for known, w in zip(phrases, queries, strict=True)
         ]
     )
     fn = np.array([[word in FUNCTION_WORDS for word in w] for w in queries])

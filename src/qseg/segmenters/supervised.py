@@ -61,6 +61,8 @@ DECODERS = ("joint", "independent")
 LEXICON_FEATURES = ("left_break_rate", "left_seen", "right_break_rate", "right_seen")
 LEXICON_FEATURES += ("pair_break_rate", "pair_seen")
 _SMOOTHING = 2.0
+_JOINT_BATCH = 512
+"""Queries whose candidates are built at once when segmenting (12 words: 2,048 candidates)."""
 
 
 class ModelError(QsegError):
@@ -465,19 +467,20 @@ class BreakClassifier(BaseEstimator):
         breaks = [tuple((p > 0.5).astype(int).tolist()) for p in probabilities]
         if self.joint_ is not None and tables is not None:
             chosen = [i for i, w in enumerate(words) if 2 <= len(w) <= MAX_JOINT_WORDS]
-            if chosen:
+            for first in range(0, len(chosen), _JOINT_BATCH):
+                part = chosen[first : first + _JOINT_BATCH]
                 blocks = candidate_features(
-                    [words[i] for i in chosen],
-                    [probabilities[i] for i in chosen],
-                    [tables[i] for i in chosen],
-                    [self.phrases_] * len(chosen),
+                    [words[i] for i in part],
+                    [probabilities[i] for i in part],
+                    [tables[i] for i in part],
+                    [self.phrases_] * len(part),
                 )
                 # the booster scores the candidates most probable under the gap classifier
                 kept = [np.argsort(-b[:, 0], kind="stable")[: self.max_candidates] for b in blocks]
                 rows = np.vstack([b[k] for b, k in zip(blocks, kept, strict=True)])
                 scores = self.joint_.inplace_predict(rows, predict_type="margin")
                 start = 0
-                for i, k in zip(chosen, kept, strict=True):
+                for i, k in zip(part, kept, strict=True):
                     best = k[int(np.argmax(scores[start : start + len(k)]))]
                     breaks[i] = tuple(candidate_bits(len(words[i]))[best].tolist())
                     start += len(k)
