@@ -109,6 +109,29 @@ def test_candidates_cover_every_segmentation():
     assert feats[best, 0] == pytest.approx(math.log(0.9 * 0.8 * 0.9))
 
 
+def test_candidate_features_do_not_depend_on_the_batch(monkeypatch):
+    """Queries are grouped by length and cut into pieces; each block is what the query alone
+    gets."""
+    import qseg.segmenters.joint as joint
+    from qseg.segmenters.gap_features import query_tables
+
+    source = toy_source()
+    rng = np.random.default_rng(1)
+    queries = [tuple(rng.choice(list(WORDS), size=n)) for n in (2, 5, 3, 5, 5, 4, 5, 2)]
+    probabilities = [rng.random(len(q) - 1) for q in queries]
+    tables = query_tables(queries, source)
+    phrases = [{"new york": 0.9}] * len(queries)
+    alone = [
+        candidate_features([q], [p], [tables[i]], [phrases[i]])[0]
+        for i, (q, p) in enumerate(zip(queries, probabilities, strict=True))
+    ]
+    monkeypatch.setattr(joint, "_CHUNK_CELLS", 16 * 15 * 2)  # two 5-word queries a piece
+    together = candidate_features(queries, probabilities, tables, phrases)
+    for a, b in zip(alone, together, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert [len(b) for b in together] == [2 ** (len(q) - 1) for q in queries]
+
+
 def test_vote_distribution_and_tags(write):
     a, b = Segmentation.from_pipe("new york|tickets"), Segmentation.from_pipe("new|york|tickets")
     assert vote_distribution([Reference(a, 8), Reference(b, 2)]) == {(0, 1): 0.8, (1, 1): 0.2}
