@@ -22,8 +22,9 @@ import io
 import json
 import zipfile
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -390,13 +391,13 @@ class BreakClassifier(BaseEstimator):
             rates_of = _phrase_rates([words[i] for i in train], [dists[i] for i in train])
             for i in held:
                 phrases[i] = rates_of
-        starts = np.r_[0, np.cumsum([len(w) - 1 for w in words])]
+        per_query = _per_query(p, words)
         chosen = [i for i, w in enumerate(words) if 2 <= len(w) <= MAX_JOINT_WORDS]
         if not chosen:
             return
         blocks = candidate_features(
             [words[i] for i in chosen],
-            [p[starts[i] : starts[i + 1]] for i in chosen],
+            [per_query[i] for i in chosen],
             [tables[i] for i in chosen],
             [phrases[i] for i in chosen],
         )
@@ -453,8 +454,7 @@ class BreakClassifier(BaseEstimator):
         if self.lexicon:
             x = np.hstack([x, self.lexicon_.encode([k for w in words for k in _gap_keys(w)])])
         p = self.gap_model_.predict(x) if len(x) else np.zeros(0)
-        starts = np.r_[0, np.cumsum([len(w) - 1 for w in words])]
-        return [p[starts[i] : starts[i + 1]] for i in range(len(words))], tables
+        return _per_query(p, words), tables
 
     def predict(
         self,
@@ -568,6 +568,12 @@ class BreakClassifier(BaseEstimator):
         return model
 
 
+def _per_query(per_gap: np.ndarray, words: Sequence[tuple[str, ...]]) -> list[np.ndarray]:
+    """Split values given gap after gap, query after query, into one array per query."""
+    bounds = np.cumsum([0, *(len(w) - 1 for w in words)])
+    return [per_gap[a:b] for a, b in pairwise(bounds)]
+
+
 def _as_words(query: str | Sequence[str]) -> tuple[str, ...]:
     return normalize(query) if isinstance(query, str) else normalize(" ".join(query))
 
@@ -582,25 +588,3 @@ def _check_tags(
     for w, t in zip(words, tags, strict=True):
         if t is not None and len(t) != len(w):
             raise QsegError(f"{len(t)} tags for the {len(w)} words of {' '.join(w)!r}")
-
-
-class SupervisedSegmenter:
-    """A fitted :class:`BreakClassifier` behind the segmenter protocol (batched)."""
-
-    def __init__(self, model: BreakClassifier, spec: str = "model", batch: int = 4096) -> None:
-        self.model = model
-        self.spec = spec
-        self.batch = batch
-
-    def segment(self, query: str) -> Segmentation:
-        return self.model.predict([query])[0]
-
-    def segment_many(self, queries: Iterable[str]) -> Iterator[Segmentation]:
-        chunk: list[str] = []
-        for query in queries:
-            chunk.append(query)
-            if len(chunk) == self.batch:
-                yield from self.model.predict(chunk)
-                chunk = []
-        if chunk:
-            yield from self.model.predict(chunk)
