@@ -119,6 +119,8 @@ def _window_spans() -> tuple[tuple[int, int], ...]:
 
 
 WINDOW_SPANS = _window_spans()
+_WINDOW_ARRAY = np.array(WINDOW_SPANS, dtype=np.int64).reshape(-1, 2)
+"""The same spans as the int64 (start, end) rows the compiled kernel reads."""
 
 
 def _names() -> tuple[str, ...]:
@@ -213,7 +215,7 @@ def gap_features(
         tables.log_counts,
         tables.titles.view(np.uint8),
         tables.offsets,
-        np.array(WINDOW_SPANS, dtype=np.int64).reshape(-1, 2),
+        _WINDOW_ARRAY,
         math.log(source.corpus_size),
         source.titles is not None,
         FUNCTION_WORDS,
