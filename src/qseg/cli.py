@@ -443,10 +443,10 @@ def _segment_with_model(args: argparse.Namespace, out: IO[str]) -> None:
             if tags is not None
             else None
         )
-        for (ident, text), seg in zip(batch, model.predict(words, query_tags), strict=True):
+        for (ident, _), seg in zip(batch, model.predict(words, query_tags), strict=True):
             prefix = "" if ident is None else f"{ident}\t"
             if args.format == "json":
-                record = {"id": ident, "query": " ".join(normalize(text))} | _describe(seg)
+                record = {"id": ident, "query": " ".join(seg.words)} | _describe(seg)
                 out.write(json.dumps(record) + "\n")
             else:
                 out.write(f"{prefix}{_render(seg, args.format)}\n")
