@@ -10,10 +10,10 @@ their figures from the Python API on the same files.
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
+
+from _qseg import qseg
 
 from qseg.corpora.annotations import read_bracket_files, read_webis_votes
 from qseg.evaluation import random_model
@@ -24,14 +24,6 @@ from qseg.tables import render_table
 ROOT = Path(__file__).resolve().parents[1]
 
 PAPER_TABLE_5 = {5: "2.57", 6: "3.24", 7: "3.88", 8: "4.47"}
-
-
-def qseg(*args: str) -> str:
-    """Run the qseg command line and return its standard output."""
-    result = subprocess.run([sys.executable, "-m", "qseg", *args], capture_output=True, check=False)
-    if result.returncode:
-        raise SystemExit(f"qseg {' '.join(args)} failed: {result.stderr.decode()}")
-    return result.stdout.decode()
 
 
 def main() -> None:

@@ -10,9 +10,9 @@ n-gram counts qseg builds from each collection's own documents (``--counts-from-
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
 from pathlib import Path
+
+from _qseg import qseg
 
 from qseg.fileio import atomic_write
 
@@ -25,15 +25,6 @@ SYSTEMS = [
 ]
 
 
-def run(arguments: list[str]) -> str:
-    result = subprocess.run(
-        [sys.executable, "-m", "qseg", *arguments], capture_output=True, text=True, check=False
-    )
-    if result.returncode:
-        raise SystemExit(f"qseg {' '.join(arguments)} failed:\n{result.stderr}")
-    return result.stdout
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
@@ -43,24 +34,19 @@ def main() -> None:
     if not data.exists():
         raise SystemExit(f"IR collections not found at {data}; pass --shared")
     systems = [flag for spec in SYSTEMS for flag in ("--system", spec)]
+    nfcorpus = [
+        "ir-eval",
+        "--collection",
+        "nfcorpus",
+        "--data",
+        str(data / "nfcorpus"),
+        "--counts-from-documents",
+    ]
     runs = {
         "NFCorpus (test; nontopic-titles and vid-titles queries; test.3-2-1.qrel as 3->2, "
-        "2->1, 1->0)": [
-            "ir-eval",
-            "--collection",
-            "nfcorpus",
-            "--data",
-            str(data / "nfcorpus"),
-            "--counts-from-documents",
-            *systems,
-        ],
+        "2->1, 1->0)": [*nfcorpus, *systems],
         "NFCorpus again, on Lucene (pyserini 0.25.0; the same analyzer and BM25 parameters)": [
-            "ir-eval",
-            "--collection",
-            "nfcorpus",
-            "--data",
-            str(data / "nfcorpus"),
-            "--counts-from-documents",
+            *nfcorpus,
             "--engine",
             "lucene",
             *systems,
@@ -106,7 +92,7 @@ def main() -> None:
             a if not a.startswith(str(args.shared)) else "../shared" + a[len(str(args.shared)) :]
             for a in arguments
         )
-        output = run([*arguments, "--format", "markdown", "--quiet"])
+        output = qseg(*arguments, "--format", "markdown", "--quiet")
         lines += [f"## {title}", "", "```sh", f"qseg {shown}", "```", "", output, ""]
     with atomic_write(args.out) as out:
         out.write("\n".join(lines))

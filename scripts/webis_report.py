@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
+
+from _qseg import qseg
 
 from qseg.corpora import read_votes
 from qseg.fileio import atomic_write
@@ -31,20 +31,6 @@ ORIGINAL = [
     "hybrid-ir-none-stein2011e",
 ]
 PROTOCOLS = ["majority", "best-of", "all-agree"]
-
-
-def qseg(*args: str, stdin: Path | None = None) -> str:
-    """Run the qseg command line and return its standard output."""
-    with open(stdin, "rb") if stdin else open("/dev/null", "rb") as handle:
-        result = subprocess.run(
-            [sys.executable, "-m", "qseg", *args],
-            stdin=handle,
-            capture_output=True,
-            check=False,
-        )
-    if result.returncode:
-        raise SystemExit(f"qseg {' '.join(args)} failed: {result.stderr.decode()}")
-    return result.stdout.decode()
 
 
 def identical(ours: Path, theirs: Path) -> tuple[int, int, list[str]]:
