@@ -20,7 +20,7 @@ from qseg.resources.titles import TitleSet
 from qseg.segmentation import Segmentation
 from qseg.segmenters.embeddings import train_word_vectors
 from qseg.segmenters.gap_features import FEATURE_NAMES, FeatureSource, gap_features
-from qseg.segmenters.joint import candidate_bits, candidate_features
+from qseg.segmenters.joint import CANDIDATE_FEATURES, candidate_bits, candidate_features
 from qseg.segmenters.supervised import BreakClassifier, ModelError, vote_distribution
 
 WORDS = {"new": 1000, "york": 500, "yankees": 80, "tickets": 90}
@@ -103,10 +103,37 @@ def test_candidates_cover_every_segmentation():
     (feats,) = candidate_features(
         [("new", "york", "yankees", "tickets")], [np.array([0.1, 0.2, 0.9])], tables, [{}]
     )
-    assert feats.shape == (8, 20)
+    assert feats.shape == (8, len(CANDIDATE_FEATURES))
+    assert np.isnan(feats[:, CANDIDATE_FEATURES.index("noun_phrase_segments")]).all()  # no tags
     best = int(np.argmax(feats[:, 0]))  # the most probable break vector under the gap model
     assert tuple(bits[best]) == (0, 0, 1)
     assert feats[best, 0] == pytest.approx(math.log(0.9 * 0.8 * 0.9))
+
+
+def test_candidate_part_of_speech_features():
+    """Noun-phrase segments and breaks between nouns or after an adjective, by hand."""
+    from qseg.segmenters.gap_features import query_tables
+
+    words = ("cheap", "nike", "shoes", "for", "kids")
+    tags = ("JJ", "NNP", "NNS", "IN", "NNS")
+    p = np.full(4, 0.5)
+    (feats,) = candidate_features([words], [p], query_tables([words], toy_source()), [{}], [tags])
+    names = (
+        "noun_phrase_segments",
+        "other_multiword_segments",
+        "noun_phrase_words",
+        "noun_noun_breaks",
+        "adjective_breaks",
+    )
+
+    def row(*breaks: int) -> list[float]:
+        code = sum(b << g for g, b in enumerate(breaks))
+        return [float(feats[code, CANDIDATE_FEATURES.index(name)]) for name in names]
+
+    assert row(1, 0, 1, 1) == [1, 0, 2, 0, 1]  # cheap | nike shoes | for | kids
+    assert row(0, 0, 0, 1) == [0, 1, 0, 0, 0]  # cheap nike shoes for | kids
+    assert row(0, 1, 0, 0) == [1, 1, 2, 1, 0]  # cheap nike | shoes for kids
+    assert row(1, 1, 1, 1) == [0, 0, 0, 1, 1]
 
 
 def test_candidate_features_do_not_depend_on_the_batch(monkeypatch):
@@ -121,12 +148,16 @@ def test_candidate_features_do_not_depend_on_the_batch(monkeypatch):
     probabilities = [rng.random(len(q) - 1) for q in queries]
     tables = query_tables(queries, source)
     phrases = [{"new york": 0.9}] * len(queries)
+    tags = [
+        tuple(rng.choice(["NN", "JJ", "IN"], size=len(q))) if i % 2 else None
+        for i, q in enumerate(queries)
+    ]
     alone = [
-        candidate_features([q], [p], [tables[i]], [phrases[i]])[0]
+        candidate_features([q], [p], [tables[i]], [phrases[i]], [tags[i]])[0]
         for i, (q, p) in enumerate(zip(queries, probabilities, strict=True))
     ]
     monkeypatch.setattr(joint, "_CHUNK_CELLS", 16 * 15 * 2)  # two 5-word queries a piece
-    together = candidate_features(queries, probabilities, tables, phrases)
+    together = candidate_features(queries, probabilities, tables, phrases, tags)
     for a, b in zip(alone, together, strict=True):
         np.testing.assert_array_equal(a, b)
     assert [len(b) for b in together] == [2 ** (len(q) - 1) for q in queries]

@@ -3,7 +3,9 @@
 Every segmentation of a query (all 2^(n-1) of them up to :data:`MAX_JOINT_WORDS` words) is a
 candidate described by :data:`CANDIDATE_FEATURES`: how likely its breaks are under the gap
 classifier, and what its segments are (counts, titles, phrases seen as segments in training,
-segments that begin or end with a function word). A gradient-boosted scorer is trained with a
+segments that begin or end with a function word, and, where the query has part-of-speech
+tags, segments that read as noun phrases and breaks between two nouns or after an adjective).
+A gradient-boosted scorer is trained with a
 softmax over each query's candidates against the distribution of the annotators' votes (a
 listwise loss), and the best-scored candidate is the output (of those the gap classifier
 finds most probable; see ``BreakClassifier.max_candidates``).
@@ -16,7 +18,7 @@ from functools import cache
 
 import numpy as np
 
-from qseg.segmenters.gap_features import FUNCTION_WORDS, MAX_SPAN, QueryTables
+from qseg.segmenters.gap_features import FUNCTION_WORDS, MAX_SPAN, TAG_CLASS, QueryTables
 
 MAX_JOINT_WORDS = 12
 """Longer queries (4,096 candidates and more) are decided gap by gap."""
@@ -42,7 +44,16 @@ CANDIDATE_FEATURES = (
     "log_p_gap_to_best",
     "sum_log_count_gap_to_best",
     "phrase_rate_gap_to_best",
+    "noun_phrase_segments",
+    "other_multiword_segments",
+    "noun_phrase_words",
+    "noun_noun_breaks",
+    "adjective_breaks",
 )
+
+_NOUN_PHRASE_WORDS = frozenset({"noun", "proper", "adjective", "number", "verb"})
+_NOUN_PHRASE_HEADS = frozenset({"noun", "proper", "number"})
+_NOUNS = frozenset({"noun", "proper"})
 
 
 @cache
@@ -79,9 +90,11 @@ def candidate_features(
     gap_p: Sequence[np.ndarray],
     tables: Sequence[QueryTables],
     phrases: Sequence[Mapping[str, float]],
+    tags: Sequence[Sequence[str] | None] | None = None,
 ) -> list[np.ndarray]:
     """Per query (2 to :data:`MAX_JOINT_WORDS` words), one row of :data:`CANDIDATE_FEATURES`
-    per candidate; queries of one length are computed together as matrix products."""
+    per candidate; queries of one length are computed together as matrix products. The
+    part-of-speech features are NaN for a query without tags."""
     blocks: list[np.ndarray] = [np.zeros((0, len(CANDIDATE_FEATURES)), np.float32)] * len(queries)
     by_length: dict[int, list[int]] = {}
     for q, words in enumerate(queries):
@@ -99,6 +112,7 @@ def candidate_features(
                 [gap_p[q] for q in chunk],
                 [tables[q] for q in chunk],
                 [phrases[q] for q in chunk],
+                [tags[q] if tags is not None else None for q in chunk],
             )
             for q, block in zip(chunk, features, strict=True):
                 blocks[q] = block
@@ -111,6 +125,7 @@ def _group_features(
     gap_p: Sequence[np.ndarray],
     tables: Sequence[QueryTables],
     phrases: Sequence[Mapping[str, float]],
+    tags: Sequence[Sequence[str] | None],
 ) -> np.ndarray:
     """Candidate features of queries that all have n words: shape (queries, candidates, F)."""
     bits, incidence, spans, lengths = _layout(n)
@@ -166,8 +181,44 @@ def _group_features(
             log_p - log_p.max(axis=1, keepdims=True),
             sum_log - sum_log.max(axis=1, keepdims=True),
             phrase_sum - phrase_sum.max(axis=1, keepdims=True),
+            *_tag_columns(tags, bits, spans, multi, multi_inc),
         ]
     return np.stack(columns, axis=2).astype(np.float32)
+
+
+def _tag_columns(
+    tags: Sequence[Sequence[str] | None],
+    bits: np.ndarray,
+    spans: np.ndarray,
+    multi: np.ndarray,
+    multi_inc: np.ndarray,
+) -> list[np.ndarray]:
+    """Per query and candidate: its multiword segments that read as noun phrases (nouns,
+    adjectives, numbers or verbs ending in a noun or number) and the other multiword ones,
+    the words in the former, and its breaks between two nouns and right after an adjective."""
+    n = bits.shape[1] + 1
+    classes = [
+        [TAG_CLASS.get(t, "other") for t in tag] if tag is not None else None for tag in tags
+    ]
+    tagged = np.array([c is not None for c in classes])
+
+    def mark(members: frozenset[str]) -> np.ndarray:
+        return np.array([[x in members for x in c] if c else [False] * n for c in classes])
+
+    outside = np.concatenate([np.zeros((len(tags), 1)), np.cumsum(~mark(_NOUN_PHRASE_WORDS), 1)], 1)
+    starts, ends = spans[:, 0], spans[:, 1]
+    noun_phrase = (outside[:, ends] == outside[:, starts]) & mark(_NOUN_PHRASE_HEADS)[:, ends - 1]
+    noun_phrase &= multi
+    nouns = mark(_NOUNS)
+    segments = multi_inc.T.astype(np.float64)
+    columns = [
+        noun_phrase @ segments,
+        (multi & ~noun_phrase) @ segments,
+        (noun_phrase * (ends - starts)) @ segments,
+        (nouns[:, :-1] & nouns[:, 1:]) @ bits.T.astype(np.float64),
+        mark(frozenset({"adjective"}))[:, :-1] @ bits.T.astype(np.float64),
+    ]
+    return [np.where(tagged[:, None], c, np.nan) for c in columns]
 
 
 def _masked_reduce(reduce: object, values: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -52,7 +52,7 @@ from qseg.segmenters.joint import (
 )
 
 FORMAT = "qseg-break-classifier"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 Target = Segmentation | Sequence[Reference]
 """A training label: one segmentation, or annotators' segmentations with their votes."""
@@ -368,12 +368,13 @@ class BreakClassifier(BaseEstimator):
         self.phrases_: dict[str, float] = {}
         if self.decoder == "joint":
             assert tables is not None
-            self._fit_joint(words, dists, x, rates, query_of_gap, tables, folds)
+            self._fit_joint(words, tags, dists, x, rates, query_of_gap, tables, folds)
         return self
 
     def _fit_joint(
         self,
         words: Sequence[tuple[str, ...]],
+        tags: Sequence[Sequence[str] | None] | None,
         dists: Sequence[Mapping[tuple[int, ...], float]],
         x: np.ndarray,
         rates: np.ndarray,
@@ -400,6 +401,7 @@ class BreakClassifier(BaseEstimator):
             [per_query[i] for i in chosen],
             [tables[i] for i in chosen],
             [phrases[i] for i in chosen],
+            [tags[i] for i in chosen] if tags is not None else None,
         )
         targets, sizes = [], []
         for i in chosen:
@@ -474,6 +476,7 @@ class BreakClassifier(BaseEstimator):
                     [probabilities[i] for i in part],
                     [tables[i] for i in part],
                     [self.phrases_] * len(part),
+                    [tags[i] for i in part] if tags is not None else None,
                 )
                 # the booster scores the candidates most probable under the gap classifier
                 kept = [np.argsort(-b[:, 0], kind="stable")[: self.max_candidates] for b in blocks]
