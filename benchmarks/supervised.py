@@ -1,6 +1,7 @@
 """Training and prediction speed of the supervised segmenters on Webis-QSeC-10 (one core).
 
-Trains each method on all 3,848 queries with the corpus's n-gram counts and titles, then
+Trains each method on all 3,848 queries with the corpus's n-gram counts, titles and
+part-of-speech tags (as `qseg train --ngrams --titles --pos` does), then
 segments the 3,848 queries 5 times in batches of 4,096 (features, store lookups, classifier
 and decoding included) and prints queries per second.
 
@@ -13,7 +14,7 @@ import argparse
 import time
 from pathlib import Path
 
-from qseg.corpora.webis import read_votes
+from qseg.corpora.webis import aligned_tags, read_tags, read_votes
 from qseg.resources.bundle import Resources
 from qseg.segmenters.training import make_classifier
 
@@ -31,6 +32,8 @@ def main() -> None:
     votes = read_votes(webis / f"{PREFIX}segmentations-crowdsourced.txt")
     words = [v[0].segmentation.words for v in votes.values()]
     data = webis / "data"
+    tagged = read_tags(data / f"{PREFIX}queries-pos-tagged.txt")
+    tags = [aligned_tags(w, tagged.get(i)) for w, i in zip(words, votes, strict=True)]
     resources = Resources.load(
         ngrams=data / f"{PREFIX}n-gram-web-frequencies-google.txt",
         titles=data / f"{PREFIX}n-gram-wikipedia-titles.txt",
@@ -39,13 +42,13 @@ def main() -> None:
     for spec in ("joint", "features", "features(classifier=logreg)"):
         model = make_classifier(spec, resources, n_jobs=1)
         started = time.perf_counter()
-        model.fit(words, list(votes.values()))
+        model.fit(words, list(votes.values()), tags)
         trained = time.perf_counter() - started
         rates = []
         for _ in range(5):
             started = time.perf_counter()
             for i in range(0, len(words), 4096):
-                model.predict(words[i : i + 4096])
+                model.predict(words[i : i + 4096], tags[i : i + 4096])
             rates.append(len(words) / (time.perf_counter() - started))
         print(f"{spec:34} {trained:10.1f} {max(rates):20,.0f}")
 
