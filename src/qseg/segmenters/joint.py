@@ -54,6 +54,7 @@ CANDIDATE_FEATURES = (
 _NOUN_PHRASE_WORDS = frozenset({"noun", "proper", "adjective", "number", "verb"})
 _NOUN_PHRASE_HEADS = frozenset({"noun", "proper", "number"})
 _NOUNS = frozenset({"noun", "proper"})
+_ADJECTIVES = frozenset({"adjective"})
 
 
 @cache
@@ -216,7 +217,7 @@ def _tag_columns(
         (multi & ~noun_phrase) @ segments,
         (noun_phrase * (ends - starts)) @ segments,
         (nouns[:, :-1] & nouns[:, 1:]) @ bits.T.astype(np.float64),
-        mark(frozenset({"adjective"}))[:, :-1] @ bits.T.astype(np.float64),
+        mark(_ADJECTIVES)[:, :-1] @ bits.T.astype(np.float64),
     ]
     return [np.where(tagged[:, None], c, np.nan) for c in columns]
 
