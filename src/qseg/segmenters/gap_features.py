@@ -82,7 +82,7 @@ POS_CLASSES = (
 )
 """Coarse word classes for the Penn Treebank and Brown tags found in the Webis corpus."""
 
-TAG_CLASS = {
+_TAG_CLASS = {
     tag: cls
     for cls, tags in {
         "noun": "NN NNS",
@@ -102,7 +102,7 @@ TAG_CLASS = {
 }
 
 
-_TAG_INDEX = {tag: POS_CLASSES.index(cls) for tag, cls in TAG_CLASS.items()}
+TAG_INDEX = {tag: POS_CLASSES.index(cls) for tag, cls in _TAG_CLASS.items()}
 """Tag -> index of its class in :data:`POS_CLASSES` (tags not listed are ``other``)."""
 
 
@@ -219,7 +219,7 @@ def gap_features(
         math.log(source.corpus_size),
         source.titles is not None,
         FUNCTION_WORDS,
-        _TAG_INDEX,
+        TAG_INDEX,
         len(POS_CLASSES),
         len(FEATURE_NAMES),
     )

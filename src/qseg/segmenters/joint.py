@@ -5,10 +5,10 @@ candidate described by :data:`CANDIDATE_FEATURES`: how likely its breaks are und
 classifier, and what its segments are (counts, titles, phrases seen as segments in training,
 segments that begin or end with a function word, and, where the query has part-of-speech
 tags, segments that read as noun phrases and breaks between two nouns or after an adjective).
-A gradient-boosted scorer is trained with a
-softmax over each query's candidates against the distribution of the annotators' votes (a
-listwise loss), and the best-scored candidate is the output (of those the gap classifier
-finds most probable; see ``BreakClassifier.max_candidates``).
+A gradient-boosted scorer is trained with a softmax over each query's candidates against the
+distribution of the annotators' votes (a listwise loss), and the best-scored candidate is the
+output (of those the gap classifier finds most probable; see
+``BreakClassifier.max_candidates``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,13 @@ from functools import cache
 
 import numpy as np
 
-from qseg.segmenters.gap_features import FUNCTION_WORDS, MAX_SPAN, TAG_CLASS, QueryTables
+from qseg.segmenters.gap_features import (
+    FUNCTION_WORDS,
+    MAX_SPAN,
+    POS_CLASSES,
+    TAG_INDEX,
+    QueryTables,
+)
 
 MAX_JOINT_WORDS = 12
 """Longer queries (4,096 candidates and more) are decided gap by gap."""
@@ -51,10 +57,17 @@ CANDIDATE_FEATURES = (
     "adjective_breaks",
 )
 
-_NOUN_PHRASE_WORDS = frozenset({"noun", "proper", "adjective", "number", "verb"})
-_NOUN_PHRASE_HEADS = frozenset({"noun", "proper", "number"})
-_NOUNS = frozenset({"noun", "proper"})
-_ADJECTIVES = frozenset({"adjective"})
+
+def _classes(*names: str) -> np.ndarray:
+    """Indices in :data:`POS_CLASSES` of the named word classes."""
+    return np.array([POS_CLASSES.index(name) for name in names])
+
+
+_NOUN_PHRASE_WORDS = _classes("noun", "proper", "adjective", "number", "verb")
+_NOUN_PHRASE_HEADS = _classes("noun", "proper", "number")
+_NOUNS = _classes("noun", "proper")
+_ADJECTIVES = _classes("adjective")
+_OTHER = POS_CLASSES.index("other")
 
 
 @cache
@@ -198,26 +211,24 @@ def _tag_columns(
     adjectives, numbers or verbs ending in a noun or number) and the other multiword ones,
     the words in the former, and its breaks between two nouns and right after an adjective."""
     n = bits.shape[1] + 1
-    classes = [
-        [TAG_CLASS.get(t, "other") for t in tag] if tag is not None else None for tag in tags
-    ]
-    tagged = np.array([c is not None for c in classes])
-
-    def mark(members: frozenset[str]) -> np.ndarray:
-        return np.array([[x in members for x in c] if c else [False] * n for c in classes])
-
-    outside = np.concatenate([np.zeros((len(tags), 1)), np.cumsum(~mark(_NOUN_PHRASE_WORDS), 1)], 1)
+    classes = np.array(
+        [[TAG_INDEX.get(t, _OTHER) for t in tag] if tag is not None else [-1] * n for tag in tags]
+    ).reshape(len(tags), n)
+    tagged = classes[:, 0] >= 0
+    # words outside a noun phrase before each position: a span holds none if the counts match
+    outside = np.cumsum(~np.isin(classes, _NOUN_PHRASE_WORDS), axis=1)
+    outside = np.concatenate([np.zeros((len(tags), 1)), outside], axis=1)
+    heads = np.isin(classes, _NOUN_PHRASE_HEADS)
     starts, ends = spans[:, 0], spans[:, 1]
-    noun_phrase = (outside[:, ends] == outside[:, starts]) & mark(_NOUN_PHRASE_HEADS)[:, ends - 1]
-    noun_phrase &= multi
-    nouns = mark(_NOUNS)
+    noun_phrase = (outside[:, ends] == outside[:, starts]) & heads[:, ends - 1] & multi
+    nouns = np.isin(classes, _NOUNS)
     segments = multi_inc.T.astype(np.float64)
     columns = [
         noun_phrase @ segments,
         (multi & ~noun_phrase) @ segments,
         (noun_phrase * (ends - starts)) @ segments,
         (nouns[:, :-1] & nouns[:, 1:]) @ bits.T.astype(np.float64),
-        mark(_ADJECTIVES)[:, :-1] @ bits.T.astype(np.float64),
+        np.isin(classes, _ADJECTIVES)[:, :-1] @ bits.T.astype(np.float64),
     ]
     return [np.where(tagged[:, None], c, np.nan) for c in columns]
 
