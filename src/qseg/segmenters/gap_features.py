@@ -149,6 +149,8 @@ class FeatureSource:
     counts: NgramCounts
     words: NgramCounts
     titles: TitleSet | None = None
+    names: NgramCounts | None = None
+    """Name statistics (see :mod:`qseg.segmenters.name_features`), for models that use them."""
 
     @property
     def corpus_size(self) -> float:

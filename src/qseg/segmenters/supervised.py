@@ -5,6 +5,7 @@ annotators put a segment break there, from any mix of
 
 - the paper 004 gap features (:mod:`.gap_features`: indicators, n-gram counts, mutual
   information, Wikipedia titles, part of speech),
+- statistics of the gap's words inside entity names (:mod:`.name_features`),
 - a lexicon learned from the training queries: how often a break follows a word, precedes a
   word, and splits a word pair (out-of-fold on the training data, so the classifier does not
   learn to trust memorized labels),
@@ -23,7 +24,7 @@ import json
 import zipfile
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Any
 
@@ -34,6 +35,7 @@ from qseg.corpora.webis import Reference
 from qseg.errors import QsegError
 from qseg.fileio import StrPath, atomic_write_bytes
 from qseg.query import normalize
+from qseg.resources.default import require_name_counts
 from qseg.segmentation import Segmentation
 from qseg.segmenters.embeddings import WordVectors
 from qseg.segmenters.gap_features import (
@@ -50,9 +52,10 @@ from qseg.segmenters.joint import (
     candidate_features,
     softmax_objective,
 )
+from qseg.segmenters.name_features import NAME_FEATURES, name_features
 
 FORMAT = "qseg-break-classifier"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 Target = Segmentation | Sequence[Reference]
 """A training label: one segmentation, or annotators' segmentations with their votes."""
@@ -232,6 +235,7 @@ class BreakClassifier(BaseEstimator):
         source: FeatureSource | None = None,
         *,
         features: bool = True,
+        name_statistics: bool = False,
         lexicon: bool = True,
         embeddings: WordVectors | None = None,
         classifier: str = "xgboost",
@@ -246,6 +250,7 @@ class BreakClassifier(BaseEstimator):
     ) -> None:
         self.source = source
         self.features = features
+        self.name_statistics = name_statistics
         self.lexicon = lexicon
         self.embeddings = embeddings
         self.classifier = classifier
@@ -265,10 +270,14 @@ class BreakClassifier(BaseEstimator):
             raise QsegError(f"classifier must be one of {', '.join(CLASSIFIERS)}")
         if self.decoder not in DECODERS:
             raise QsegError(f"decoder must be one of {', '.join(DECODERS)}")
-        if not (self.features or self.lexicon or self.embeddings is not None):
+        if not (
+            self.features or self.name_statistics or self.lexicon or self.embeddings is not None
+        ):
             raise QsegError("a break classifier needs features, a lexicon or embeddings")
         if self._needs_source and self.source is None:
             raise QsegError("gap features and joint decoding need n-gram counts (a source)")
+        if self.name_statistics and (self.source is None or self.source.names is None):
+            raise QsegError("name statistics need names in the source (FeatureSource.names)")
         if self.inner_folds < 2:
             raise QsegError(f"inner_folds must be at least 2, got {self.inner_folds}")
         if self.max_candidates < 1:
@@ -276,7 +285,7 @@ class BreakClassifier(BaseEstimator):
 
     @property
     def _needs_source(self) -> bool:
-        return bool(self.features) or self.decoder == "joint"
+        return bool(self.features or self.name_statistics) or self.decoder == "joint"
 
     def _tree_params(self, seed_offset: int = 0) -> dict[str, Any]:
         return {
@@ -303,6 +312,9 @@ class BreakClassifier(BaseEstimator):
         if self.features:
             assert self.source is not None
             parts.append(gap_features(words, self.source, tags, tables))
+        if self.name_statistics:
+            assert self.source is not None and self.source.names is not None
+            parts.append(name_features(words, self.source.names))
         if self.embeddings is not None:
             left = [w[g] for w in words for g in range(len(w) - 1)]
             right = [w[g + 1] for w in words for g in range(len(w) - 1)]
@@ -504,7 +516,10 @@ class BreakClassifier(BaseEstimator):
             "tagged": self.tagged_,
             "titles": self.source is not None and self.source.titles is not None,
             "embeddings": self.embeddings is not None,
-            "features": list(FEATURE_NAMES) if self.features else [],
+            "features": [
+                *(FEATURE_NAMES if self.features else ()),
+                *(NAME_FEATURES if self.name_statistics else ()),
+            ],
             "candidate_features": list(CANDIDATE_FEATURES) if self.joint_ is not None else [],
         }
         buffer = io.BytesIO()
@@ -525,7 +540,8 @@ class BreakClassifier(BaseEstimator):
 
     @classmethod
     def load(cls, path: StrPath, source: FeatureSource | None = None) -> BreakClassifier:
-        """A model saved by :meth:`save`; ``source`` gives the counts and titles again."""
+        """A model saved by :meth:`save`; ``source`` gives the counts and titles again (and
+        the built-in name statistics fill in for names it lacks)."""
         try:
             with zipfile.ZipFile(path) as zf:
                 meta = json.loads(zf.read("meta.json"))
@@ -568,6 +584,8 @@ class BreakClassifier(BaseEstimator):
             raise ModelError(f"{path}: the model was trained with Wikipedia titles; give them")
         if model._needs_source and source is None:
             raise ModelError(f"{path}: the model needs the n-gram counts it was trained with")
+        if model.name_statistics and source is not None and source.names is None:
+            model.source = replace(source, names=require_name_counts())
         return model
 
 

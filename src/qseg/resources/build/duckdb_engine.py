@@ -9,7 +9,7 @@ n-grams by the compiled ``_ngrams`` module, then summed by DuckDB.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -118,22 +118,17 @@ def count_ngrams(
 
     try:
         if source.kind == "text":
-            con.execute("CREATE TABLE partial (ngram VARCHAR, count UBIGINT)")
             lines_read = 0
-            for lines, counts, done in text_batches(source.files):
-                signals.check()
-                offsets, data, gram_counts = expand_lines(lines, counts, source.max_order)
-                _insert_partial(con, offsets, data, gram_counts)
-                lines_read += len(lines)
-                if progress:
-                    progress(done)
-            con.execute(
-                "CREATE TABLE entries AS SELECT ngram, sum(count)::UBIGINT AS count "
-                "FROM partial GROUP BY ngram HAVING sum(count) >= ?",
-                [min_count],
-            )
-            con.execute("DROP TABLE partial")
-            signals.check()
+
+            def batches() -> Iterator[tuple[list[str], np.ndarray]]:
+                nonlocal lines_read
+                for lines, counts, done in text_batches(source.files):
+                    yield lines, counts
+                    lines_read += len(lines)
+                    if progress:
+                        progress(done)
+
+            count_lines(con, batches(), source.max_order, min_count)
             return {"lines": lines_read, "skipped_ngrams": 0}
         files = [str(f) for f in source.files]
         con.execute(
@@ -164,6 +159,28 @@ def count_ngrams(
         return {"skipped_ngrams": skipped_rows}
     except duckdb.Error as exc:
         raise duckdb_error(exc) from None
+
+
+def count_lines(
+    con: Any,
+    batches: Iterable[tuple[list[str], np.ndarray]],
+    max_order: int,
+    min_count: int,
+) -> None:
+    """Fill table ``entries(ngram, count)`` with the 1..``max_order``-grams of lines whose words
+    are already normalized and joined by single spaces, each line weighted by its count."""
+    con.execute("CREATE TABLE partial (ngram VARCHAR, count UBIGINT)")
+    for lines, counts in batches:
+        signals.check()
+        offsets, data, gram_counts = expand_lines(lines, counts, max_order)
+        _insert_partial(con, offsets, data, gram_counts)
+    con.execute(
+        "CREATE TABLE entries AS SELECT ngram, sum(count)::UBIGINT AS count "
+        "FROM partial GROUP BY ngram HAVING sum(count) >= ?",
+        [min_count],
+    )
+    con.execute("DROP TABLE partial")
+    signals.check()
 
 
 def _insert_partial(con: Any, offsets: np.ndarray, data: np.ndarray, counts: np.ndarray) -> None:
