@@ -16,10 +16,13 @@ case (``b._j._armstrong``, ``atlantic_city,_new_jersey``); each gives the keys o
 :func:`qseg.resources.build.titles.title_keys`, plus the part before the first comma
 (``atlantic city``), and variants give theirs too. One-word names are dropped.
 
+Name statistics: the 1-5-gram counts of the same names, each distinct name counted once
+between the marks ``(`` and ``)``, for the supervised ``joint`` model's name features.
+
 The first use builds the stores into the cache folder (``QSEG_CACHE``, else
 ``$XDG_CACHE_HOME/qseg``, else ``~/.cache/qseg``), an exact one for the counts and a compact one
 for the titles; later processes memory-map them. Where the folder cannot be written, the
-counts are built in memory instead (titles need a folder).
+counts are built in memory instead (titles and name statistics need a folder).
 """
 
 from __future__ import annotations
