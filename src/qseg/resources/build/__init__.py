@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -228,7 +228,6 @@ def build_title_store(
     quiet: bool = False,
 ) -> Store:
     """A title store from batches of normalized title keys (duplicates allowed)."""
-    import pyarrow as pa
 
     from qseg.resources.build.duckdb_engine import connect
 
@@ -238,17 +237,11 @@ def build_title_store(
         con = connect(work, memory_limit, threads)
         try:
             report.say("collecting titles")
-            con.execute("CREATE TABLE collected (ngram VARCHAR)")
             with report.bar(None, "titles", "reading") as bar:
-                for batch in batches:
-                    signals.check()
-                    table = pa.table({"ngram": pa.array(batch, pa.string())})
-                    con.register("batch", table)
-                    con.execute("INSERT INTO collected SELECT ngram FROM batch")
-                    con.unregister("batch")
-                    bar.update(len(batch))
+                _collect(con, batches, bar.update)
             con.execute(
-                "CREATE TABLE entries AS SELECT DISTINCT ngram, 1::UBIGINT AS count FROM collected"
+                "CREATE TABLE entries AS SELECT DISTINCT text AS ngram, 1::UBIGINT AS count "
+                "FROM collected"
             )
             con.execute("DROP TABLE collected")
             return _finish(
@@ -276,7 +269,6 @@ def build_line_ngrams(
     """An n-gram store of the distinct lines in ``batches`` (each line counted once), for
     lines whose words are already normalized and joined by single spaces."""
     import numpy as np
-    import pyarrow as pa
 
     from qseg.resources.build.duckdb_engine import connect, count_lines
 
@@ -286,13 +278,8 @@ def build_line_ngrams(
         con = connect(work, None, None)
         try:
             report.say("collecting lines")
-            con.execute("CREATE TABLE collected (line VARCHAR)")
-            for batch in batches:
-                signals.check()
-                con.register("batch", pa.table({"line": pa.array(batch, pa.string())}))
-                con.execute("INSERT INTO collected SELECT line FROM batch")
-                con.unregister("batch")
-            distinct = con.sql("SELECT DISTINCT line FROM collected").to_arrow_table()
+            _collect(con, batches, lambda _: None)
+            distinct = con.sql("SELECT DISTINCT text FROM collected").to_arrow_table()
             con.execute("DROP TABLE collected")
             report.say(f"counting the n-grams of {distinct.num_rows:,} distinct lines")
             pieces = (
@@ -314,3 +301,16 @@ def build_line_ngrams(
             )
         finally:
             con.close()
+
+
+def _collect(con: Any, batches: Iterable[list[str]], progress: Callable[[int], object]) -> None:
+    """Table ``collected(text)`` holding every string of ``batches``, duplicates included."""
+    import pyarrow as pa
+
+    con.execute("CREATE TABLE collected (text VARCHAR)")
+    for batch in batches:
+        signals.check()
+        con.register("batch", pa.table({"text": pa.array(batch, pa.string())}))
+        con.execute("INSERT INTO collected SELECT text FROM batch")
+        con.unregister("batch")
+        progress(len(batch))
