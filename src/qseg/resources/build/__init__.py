@@ -58,6 +58,21 @@ def workspace(output: Path) -> Iterator[Path]:
         raise
 
 
+@contextmanager
+def _database(
+    output: Path, memory_limit: str | None, threads: int | None
+) -> Iterator[tuple[Path, Any]]:
+    """The workspace of a build beside ``output`` and a DuckDB connection inside it."""
+    from qseg.resources.build.duckdb_engine import connect
+
+    with workspace(output) as work:
+        con = connect(work, memory_limit, threads)
+        try:
+            yield work, con
+        finally:
+            con.close()
+
+
 def _store_options(mode: str, fingerprint_bits: int, count_bits: int | None) -> dict[str, Any]:
     if mode == "exact":
         return {}
@@ -125,52 +140,46 @@ def build_ngrams(
     output = Path(output)
     report = Reporter(quiet)
     options = _store_options(mode, fingerprint_bits, count_bits)
-    from qseg.resources.build.duckdb_engine import connect, count_ngrams, load_parquet_entries
+    from qseg.resources.build.duckdb_engine import count_ngrams, load_parquet_entries
 
-    with workspace(output) as work:
-        con = connect(work, memory_limit, threads)
-        try:
-            report.say(
-                f"counting {resolved.kind} n-grams with {engine} ({len(resolved.files)} files)"
+    with _database(output, memory_limit, threads) as (work, con):
+        report.say(f"counting {resolved.kind} n-grams with {engine} ({len(resolved.files)} files)")
+        if engine == "spark":
+            from qseg.resources.build.spark_engine import count_ngrams_spark
+
+            stats = count_ngrams_spark(
+                resolved,
+                min_count,
+                work / "entries",
+                master=master,
+                memory_limit=memory_limit,
+                threads=threads,
             )
-            if engine == "spark":
-                from qseg.resources.build.spark_engine import count_ngrams_spark
+            load_parquet_entries(con, work / "entries")
+        else:
+            with report.bar(_text_size(resolved), "B", "reading") as bar:
+                last = [0]
 
-                stats = count_ngrams_spark(
-                    resolved,
-                    min_count,
-                    work / "entries",
-                    master=master,
-                    memory_limit=memory_limit,
-                    threads=threads,
-                )
-                load_parquet_entries(con, work / "entries")
-            else:
-                with report.bar(_text_size(resolved), "B", "reading") as bar:
-                    last = [0]
+                def advance(done: int) -> None:
+                    bar.update(done - last[0])
+                    last[0] = done
 
-                    def advance(done: int) -> None:
-                        bar.update(done - last[0])
-                        last[0] = done
-
-                    stats = count_ngrams(con, resolved, min_count, advance)
-            signals.check()
-            if stats.get("skipped_ngrams"):
-                report.say(f'skipped {stats["skipped_ngrams"]:,} n-grams with |"() characters')
-            header = {
-                "source": resolved.describe()
-                | {
-                    "engine": engine,
-                    "min_count": min_count,
-                    "max_order": max_order,
-                }
-                | stats,
+                stats = count_ngrams(con, resolved, min_count, advance)
+        signals.check()
+        if stats.get("skipped_ngrams"):
+            report.say(f'skipped {stats["skipped_ngrams"]:,} n-grams with |"() characters')
+        header = {
+            "source": resolved.describe()
+            | {
+                "engine": engine,
+                "min_count": min_count,
+                "max_order": max_order,
             }
-            return _finish(
-                con, output, kind="counts", mode=mode, header=header, options=options, report=report
-            )
-        finally:
-            con.close()
+            | stats,
+        }
+        return _finish(
+            con, output, kind="counts", mode=mode, header=header, options=options, report=report
+        )
 
 
 def _text_size(source: Source) -> int | None:
@@ -228,33 +237,26 @@ def build_title_store(
     quiet: bool = False,
 ) -> Store:
     """A title store from batches of normalized title keys (duplicates allowed)."""
-
-    from qseg.resources.build.duckdb_engine import connect
-
     output = Path(output)
     report = Reporter(quiet)
-    with workspace(output) as work:
-        con = connect(work, memory_limit, threads)
-        try:
-            report.say("collecting titles")
-            with report.bar(None, "titles", "reading") as bar:
-                _collect(con, batches, bar.update)
-            con.execute(
-                "CREATE TABLE entries AS SELECT DISTINCT text AS ngram, 1::UBIGINT AS count "
-                "FROM collected"
-            )
-            con.execute("DROP TABLE collected")
-            return _finish(
-                con,
-                output,
-                kind="titles",
-                mode=mode,
-                header=header,
-                options=_store_options(mode, fingerprint_bits, None),
-                report=report,
-            )
-        finally:
-            con.close()
+    with _database(output, memory_limit, threads) as (_, con):
+        report.say("collecting titles")
+        with report.bar(None, "titles", "reading") as bar:
+            _collect(con, batches, bar.update)
+        con.execute(
+            "CREATE TABLE entries AS SELECT DISTINCT text AS ngram, 1::UBIGINT AS count "
+            "FROM collected"
+        )
+        con.execute("DROP TABLE collected")
+        return _finish(
+            con,
+            output,
+            kind="titles",
+            mode=mode,
+            header=header,
+            options=_store_options(mode, fingerprint_bits, None),
+            report=report,
+        )
 
 
 def build_line_ngrams(
@@ -270,37 +272,33 @@ def build_line_ngrams(
     lines whose words are already normalized and joined by single spaces."""
     import numpy as np
 
-    from qseg.resources.build.duckdb_engine import connect, count_lines
+    from qseg.resources.build.duckdb_engine import count_lines
 
     output = Path(output)
     report = Reporter(quiet)
-    with workspace(output) as work:
-        con = connect(work, None, None)
-        try:
-            report.say("collecting lines")
-            _collect(con, batches, lambda _: None)
-            distinct = con.sql("SELECT DISTINCT text FROM collected").to_arrow_table()
-            con.execute("DROP TABLE collected")
-            report.say(f"counting the n-grams of {distinct.num_rows:,} distinct lines")
-            pieces = (
-                (lines, np.ones(len(lines), dtype=np.uint64))
-                for chunk in distinct.column(0).chunks
-                for start in range(0, len(chunk), 100_000)
-                for lines in [chunk[start : start + 100_000].to_pylist()]
-            )
-            count_lines(con, pieces, max_order, 1)
-            header = header | {"lines": distinct.num_rows, "max_order": max_order}
-            return _finish(
-                con,
-                output,
-                kind="counts",
-                mode=mode,
-                header=header,
-                options=_store_options(mode, DEFAULT_FINGERPRINT_BITS, DEFAULT_COUNT_BITS),
-                report=report,
-            )
-        finally:
-            con.close()
+    with _database(output, None, None) as (_, con):
+        report.say("collecting lines")
+        _collect(con, batches, lambda _: None)
+        distinct = con.sql("SELECT DISTINCT text FROM collected").to_arrow_table()
+        con.execute("DROP TABLE collected")
+        report.say(f"counting the n-grams of {distinct.num_rows:,} distinct lines")
+        pieces = (
+            (lines, np.ones(len(lines), dtype=np.uint64))
+            for chunk in distinct.column(0).chunks
+            for start in range(0, len(chunk), 100_000)
+            for lines in [chunk[start : start + 100_000].to_pylist()]
+        )
+        count_lines(con, pieces, max_order, 1)
+        header = header | {"lines": distinct.num_rows, "max_order": max_order}
+        return _finish(
+            con,
+            output,
+            kind="counts",
+            mode=mode,
+            header=header,
+            options=_store_options(mode, DEFAULT_FINGERPRINT_BITS, DEFAULT_COUNT_BITS),
+            report=report,
+        )
 
 
 def _collect(con: Any, batches: Iterable[list[str]], progress: Callable[[int], object]) -> None:
