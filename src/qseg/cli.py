@@ -155,7 +155,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--titles", metavar="FILE", help="Wikipedia titles (default: built-in)")
     train.add_argument("--pos", metavar="FILE", help="part-of-speech tags by query id (Webis)")
     train.add_argument(
-        "--corpus", metavar="FILE", help="text or ngram<TAB>count lines to train word vectors on"
+        "--corpus",
+        metavar="FILE",
+        help="text or ngram<TAB>count lines to train word vectors on "
+        "(joint: instead of the built-in name vectors)",
     )
     train.add_argument("--dimensions", type=int, default=50, help="word vector size (default 50)")
     train.add_argument("--seed", type=int, default=0, help="random seed (default 0)")

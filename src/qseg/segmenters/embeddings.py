@@ -4,10 +4,14 @@ The corpus is a text file the user gives: one query or sentence a line, or ``ngr
 lines (a Web1T-style count file, such as a query log's n-gram counts), where an n-gram stands
 for ``1 + round(log2(count))`` sentences so that frequent n-grams weigh more without drowning
 the rest. Vectors are kept as a plain matrix so that a model file holds them without gensim.
+The built-in vectors of the DBpedia names (:func:`qseg.resources.default.default_name_vectors`)
+are trained by :func:`train_word_vectors` too and kept in half precision, which halves the model
+files that carry them and changes no decision.
 """
 
 from __future__ import annotations
 
+import io
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -38,6 +42,26 @@ class WordVectors:
         known = rows >= 0
         out[known] = self.vectors[rows[known]]
         return out
+
+    def to_bytes(self) -> bytes:
+        """One ``.npz`` file: the vectors and the vocabulary (UTF-8, a word a line)."""
+        buffer = io.BytesIO()
+        vocabulary = np.frombuffer("\n".join(self.vocabulary).encode("utf-8"), dtype=np.uint8)
+        np.savez(buffer, vectors=self.vectors, vocabulary=vocabulary)
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> WordVectors:
+        """Vectors written by :meth:`to_bytes` (``ValueError`` if they are not)."""
+        try:
+            with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+                vectors, raw = npz["vectors"], npz["vocabulary"].tobytes()
+        except (OSError, KeyError, EOFError, ValueError) as exc:
+            raise ValueError(f"not a word-vector file ({exc})") from None
+        vocabulary = tuple(raw.decode("utf-8").split("\n")) if raw else ()
+        if vectors.ndim != 2 or len(vocabulary) != len(vectors):
+            raise ValueError("word vectors and vocabulary do not match")
+        return cls(vocabulary, vectors)
 
     @property
     def _index(self) -> dict[str, int]:
@@ -73,7 +97,13 @@ class _Sentences:
 
 
 def train_word_vectors(
-    corpus: StrPath, *, dimensions: int = 50, window: int = 2, epochs: int = 5, seed: int = 0
+    corpus: StrPath,
+    *,
+    dimensions: int = 50,
+    window: int = 2,
+    epochs: int = 5,
+    min_count: int = 1,
+    seed: int = 0,
 ) -> WordVectors:
     """Skip-gram word2vec on ``corpus`` (paper 002 trains word2vec with a window of 2-3).
 
@@ -88,7 +118,7 @@ def train_word_vectors(
         sentences,
         vector_size=dimensions,
         window=window,
-        min_count=1,
+        min_count=min_count,
         sg=1,
         workers=1,
         epochs=epochs,

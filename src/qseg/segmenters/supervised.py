@@ -55,7 +55,7 @@ from qseg.segmenters.joint import (
 from qseg.segmenters.name_features import NAME_FEATURES, name_features
 
 FORMAT = "qseg-break-classifier"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 
 Target = Segmentation | Sequence[Reference]
 """A training label: one segmentation, or annotators' segmentations with their votes."""
@@ -532,10 +532,7 @@ class BreakClassifier(BaseEstimator):
                 zf.writestr("joint.ubj", bytes(self.joint_.save_raw("ubj")))
                 zf.writestr("phrases.json", json.dumps(self.phrases_))
             if self.embeddings is not None:
-                zf.writestr("vocabulary.json", json.dumps(list(self.embeddings.vocabulary)))
-                vectors = io.BytesIO()
-                np.save(vectors, self.embeddings.vectors)
-                zf.writestr("vectors.npy", vectors.getvalue())
+                zf.writestr("vectors.npz", self.embeddings.to_bytes())
         atomic_write_bytes(path, buffer.getvalue())
 
     @classmethod
@@ -554,9 +551,7 @@ class BreakClassifier(BaseEstimator):
                     )
                 embeddings = None
                 if meta["embeddings"]:
-                    vocabulary = tuple(json.loads(zf.read("vocabulary.json")))
-                    vectors = np.load(io.BytesIO(zf.read("vectors.npy")))
-                    embeddings = WordVectors(vocabulary, vectors)
+                    embeddings = WordVectors.from_bytes(zf.read("vectors.npz"))
                 model = cls(source, embeddings=embeddings, **meta["params"])
                 raw = zf.read("gap_model.bin")
                 gap: _Trees | _Linear = (

