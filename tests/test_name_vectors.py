@@ -117,3 +117,17 @@ def test_model_keeps_half_precision_vectors(webis, tmp_path):  # noqa: F811
     assert loaded.embeddings.vectors.dtype == np.float16
     np.testing.assert_array_equal(loaded.embeddings.vectors, vectors.vectors)
     assert loaded.predict(test) == model.predict(test)
+
+
+def test_a_cache_folder_that_cannot_be_written_gives_one_clear_error(fake_names, monkeypatch):
+    blocked = fake_names.parent / "a-file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("QSEG_CACHE", str(blocked))
+    with pytest.raises(QsegError, match=r"cannot write the cache folder .*a-file.*QSEG_CACHE"):
+        default.default_name_vectors()
+    default.default_titles.cache_clear()
+    try:
+        with pytest.raises(QsegError, match="cannot write the cache folder"):
+            default.default_titles()
+    finally:
+        default.default_titles.cache_clear()

