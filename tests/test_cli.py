@@ -249,6 +249,9 @@ def test_tune_pmi(write):
 def test_methods_lists_every_method():
     text = out(qseg("methods"))
     assert "naive:" in text and "wiki:" in text and "pmi:" in text and "tau=0.894775" in text
+    trainable = text.split("# qseg train --method")[1]
+    assert "joint:" in trainable and "features:" in trainable and "embeddings:" in trainable
+    assert "name_vectors=True (bool)" in trainable and "classifier='xgboost'" in trainable
 
 
 def test_webis_query_file_goes_in_unchanged_and_comes_out_in_algorithm_format(tmp_path):

@@ -341,7 +341,9 @@ def build_parser() -> argparse.ArgumentParser:
     agree.add_argument("--quiet", action="store_true", help="no progress bars")
     agree.set_defaults(run=_cmd_agree)
 
-    methods = commands.add_parser("methods", help="list the segmentation methods")
+    methods = commands.add_parser(
+        "methods", help="list the segmentation methods and the trainable ones"
+    )
     methods.set_defaults(run=_cmd_methods)
     return parser
 
@@ -899,10 +901,15 @@ def _cmd_agree(args: argparse.Namespace, out: IO[str]) -> None:
 
 
 def _cmd_methods(args: argparse.Namespace, out: IO[str]) -> None:
-    for method in METHODS.values():
-        out.write(f"{method.name}: {method.summary}\n    needs: {method.needs}\n")
-        for key, param in method.params.items():
-            out.write(f"    {key}={param.default!r} ({param.kind.__name__}): {param.help}\n")
+    for title, methods in (
+        ("qseg segment --method", METHODS),
+        ("qseg train --method (then qseg segment --model)", TRAINABLE),
+    ):
+        out.write(f"# {title}\n")
+        for method in methods.values():
+            out.write(f"{method.name}: {method.summary}\n    needs: {method.needs}\n")
+            for key, param in method.params.items():
+                out.write(f"    {key}={param.default!r} ({param.kind.__name__}): {param.help}\n")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
