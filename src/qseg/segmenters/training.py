@@ -92,10 +92,10 @@ def make_classifier(
     if trainable.needs_embeddings and embeddings is None:
         raise QsegError(f"method {method.name!r} needs word vectors: pass --corpus FILE")
     settings = dict(trainable.settings)
-    if settings.pop("name_vectors", False) and embeddings is None:
-        embeddings = require_name_vectors()
     if settings.get("classifier") not in ("xgboost", "logreg"):
         raise QsegError(f"{method.name}: classifier must be xgboost or logreg")
+    if settings.pop("name_vectors", False) and embeddings is None:
+        embeddings = require_name_vectors()
     needs_source = settings.get("features") or settings.get("decoder") == "joint"
     source = feature_source(resources) if needs_source else None
     if source is not None and settings.get("name_statistics"):
