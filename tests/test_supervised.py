@@ -110,6 +110,41 @@ def test_candidates_cover_every_segmentation():
     assert feats[best, 0] == pytest.approx(math.log(0.9 * 0.8 * 0.9))
 
 
+def test_candidate_unsupervised_scores_by_hand():
+    """Paper 003's naive score and the segments' n-gram PMI (counts plus one, as in the
+    span tables), per candidate of 'new york yankees tickets'."""
+    from qseg.segmenters.gap_features import query_tables
+
+    words = ("new", "york", "yankees", "tickets")
+    (feats,) = candidate_features(
+        [words], [np.full(3, 0.5)], query_tables([words], toy_source()), [{}]
+    )
+    names = ("naive_log_score", "naive_log_score_gap_to_best", "cohesion_sum", "cohesion_min")
+
+    def row(*breaks: int) -> list[float]:
+        code = sum(b << g for g, b in enumerate(breaks))
+        return [float(feats[code, CANDIDATE_FEATURES.index(name)]) for name in names]
+
+    log_n = math.log(sum(WORDS.values()))
+    new_york = math.log(101) - math.log(1001) - math.log(501) + log_n
+    yankees_tickets = math.log(10) - math.log(81) - math.log(91) + log_n
+    new_york_yankees = math.log(41) - math.log(1001) - math.log(501) - math.log(81) + 2 * log_n
+    best = math.log(40 * 3**3)  # new york yankees | tickets
+    assert row(0, 1, 0) == pytest.approx(
+        [
+            math.log(100 * 4 + 9 * 4),
+            math.log(100 * 4 + 9 * 4) - best,
+            new_york + yankees_tickets,
+            min(new_york, yankees_tickets),
+        ],
+        rel=1e-5,
+    )
+    assert row(0, 0, 1) == pytest.approx([best, 0, new_york_yankees, new_york_yankees], rel=1e-5)
+    assert row(0, 0, 0) == pytest.approx([0, -best, 0, 0])  # the 4-gram has no count: adds 0
+    single = row(1, 1, 1)
+    assert single[:3] == pytest.approx([0, -best, 0]) and math.isnan(single[3])
+
+
 def test_candidate_part_of_speech_features():
     """Noun-phrase segments and breaks between nouns or after an adjective, by hand."""
     from qseg.segmenters.gap_features import query_tables

@@ -161,10 +161,11 @@ class FeatureSource:
 @dataclass(frozen=True)
 class QueryTables:
     """Per query: log(1 + count) of every span [a, b) (NaN past 5 words; single words from
-    ``words``), and whether each span of 2 or more words is a title."""
+    ``words``), whether each span of 2 or more words is a title, and log N of the counts."""
 
     log_counts: np.ndarray
     titles: np.ndarray
+    log_corpus_size: float
 
 
 @dataclass(frozen=True)
@@ -175,6 +176,7 @@ class SpanTables:
     offsets: np.ndarray
     log_counts: np.ndarray
     titles: np.ndarray
+    log_corpus_size: float
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
@@ -183,7 +185,9 @@ class SpanTables:
         start, end = int(self.offsets[q]), int(self.offsets[q + 1])
         n = int((math.isqrt(4 * (end - start) + 1) - 1) // 2)  # cells = n * (n + 1)
         return QueryTables(
-            self.log_counts[start:end].reshape(n, n + 1), self.titles[start:end].reshape(n, n + 1)
+            self.log_counts[start:end].reshape(n, n + 1),
+            self.titles[start:end].reshape(n, n + 1),
+            self.log_corpus_size,
         )
 
 
@@ -198,7 +202,7 @@ def query_tables(queries: Sequence[Sequence[str]], source: FeatureSource) -> Spa
         MAX_SPAN,
         min(titles.max_words, 10) if titles is not None else 0,
     )
-    return SpanTables(offsets, np.log1p(counts), is_title)
+    return SpanTables(offsets, np.log1p(counts), is_title, math.log(source.corpus_size))
 
 
 def gap_features(

@@ -55,7 +55,7 @@ from qseg.segmenters.joint import (
 from qseg.segmenters.name_features import NAME_FEATURES, name_features
 
 FORMAT = "qseg-break-classifier"
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 
 Target = Segmentation | Sequence[Reference]
 """A training label: one segmentation, or annotators' segmentations with their votes."""
