@@ -31,6 +31,7 @@ from qseg.evaluation.cross_validation import cross_validate
 from qseg.evaluation.matching import evaluate
 from qseg.fileio import atomic_write
 from qseg.resources.bundle import Resources
+from qseg.resources.default import require_name_counts, require_name_vectors
 from qseg.segmentation import Segmentation
 from qseg.segmenters.embeddings import train_word_vectors
 from qseg.segmenters.registry import create
@@ -155,6 +156,9 @@ def main() -> None:
             None,
         ),
     }
+    # built once into the cache on a first run; the training times below leave that out
+    require_name_counts()
+    require_name_vectors()
     systems: dict[str, dict[str, Segmentation]] = {}
     timings = []
     for name, (make, system_tags) in supervised.items():
