@@ -176,7 +176,9 @@ def _group_features(
 
     inc = incidence.astype(np.float64)
     multi_inc = incidence & multi
-    scored = (multi_inc & counted).astype(np.float64)
+    counted_inc = multi_inc & counted
+    scored = counted_inc.astype(np.float64)
+    segments = multi_inc.T.astype(np.float64)
     seen = ~np.isnan(rate) & multi
     filled = np.where(seen, rate, 0.5)
     # paper 003's naive weight and the n-gram PMI of every multiword span with a count
@@ -191,8 +193,8 @@ def _group_features(
     with np.errstate(invalid="ignore"):
         log_p = log_bits.sum(axis=2)
         sum_log = log_count @ scored.T
-        phrase_sum = np.where(multi, filled, 0.0) @ multi_inc.T.astype(np.float64)
-        naive_sum = naive @ multi_inc.T.astype(np.float64)
+        phrase_sum = np.where(multi, filled, 0.0) @ segments
+        naive_sum = naive @ segments
         log_naive = np.log(np.where(naive_sum > 0, naive_sum, 1.0))
         columns = [
             log_p,
@@ -202,8 +204,8 @@ def _group_features(
             np.broadcast_to(multi_inc.sum(axis=1), log_p.shape),
             np.broadcast_to((incidence * lengths).max(axis=1), log_p.shape),
             sum_log,
-            _masked_reduce(np.min, log_count, multi_inc & counted),
-            _masked_reduce(np.max, log_count, multi_inc & counted),
+            _masked_reduce(np.min, log_count, counted_inc),
+            _masked_reduce(np.max, log_count, counted_inc),
             (log_count == 0).astype(np.float64) @ scored.T,
             is_title.astype(np.float64) @ multi_inc.T,
             (is_title * lengths) @ multi_inc.T,
@@ -217,8 +219,8 @@ def _group_features(
             phrase_sum - phrase_sum.max(axis=1, keepdims=True),
             log_naive,
             log_naive - log_naive.max(axis=1, keepdims=True),
-            cohesion @ multi_inc.T.astype(np.float64),
-            _masked_reduce(np.min, cohesion, multi_inc & counted),
+            cohesion @ segments,
+            _masked_reduce(np.min, cohesion, counted_inc),
             *_tag_columns(tags, bits, spans, multi, multi_inc),
         ]
     return np.stack(columns, axis=2).astype(np.float32)
