@@ -347,6 +347,35 @@ def test_folds_separate_queries(webis):
         } - {" ".join(gold[j][0].segmentation.words) for j in train}
 
 
+def test_cross_validation_on_a_share_of_each_fold(webis):
+    gold, source = webis
+    gold = {i: gold[i] for i in list(gold)[:200]}
+    seen: list[list[str]] = []
+
+    class Spy(BreakClassifier):
+        def fit(self, queries, y, tags=None):
+            seen.append([" ".join(q) for q in queries])
+            return super().fit(queries, y, tags)
+
+    def run(share):
+        seen.clear()
+        make = lambda: Spy(source, n_estimators=5, max_depth=2, inner_folds=2)  # noqa: E731
+        out = cross_validate(make, gold, k=4, seed=3, train_share=share)
+        assert list(out) == list(gold)
+        return [list(s) for s in seen]
+
+    text = {i: " ".join(gold[i][0].segmentation.words) for i in gold}
+    halves = run(0.5)
+    for (train, _), trained in zip(query_folds(list(gold), 4, 3), halves, strict=True):
+        assert len(trained) == round(0.5 * len(train)) == 75
+        assert set(trained) <= {text[i] for i in train}
+        assert trained == [text[i] for i in train if text[i] in set(trained)]  # fold order kept
+    assert run(0.5) == halves  # the same seed draws the same queries
+    assert [len(t) for t in run(1.0)] == [150] * 4
+    with pytest.raises(QsegError, match="train_share"):
+        cross_validate(lambda: Spy(source), gold, train_share=0)
+
+
 def test_model_file_errors(webis, tmp_path, write):
     gold, source = webis
     ids = list(gold)[:100]

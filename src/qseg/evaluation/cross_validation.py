@@ -1,7 +1,8 @@
 """K-fold cross-validation of supervised segmenters over queries.
 
 Folds split query ids, so a query (with all of its annotations) is either trained on or tested,
-never both; every query is tested exactly once.
+never both; every query is tested exactly once. Training on a share of each training fold gives
+a learning curve: how much a model would gain from more annotated queries.
 """
 
 from __future__ import annotations
@@ -35,12 +36,20 @@ def cross_validate(
     *,
     k: int = 5,
     seed: int = 0,
+    train_share: float = 1.0,
     on_fold: Callable[[int], None] | None = None,
 ) -> dict[str, Segmentation]:
-    """Out-of-fold segmentations of every gold query: each from a model that never saw it."""
-
+    """Out-of-fold segmentations of every gold query: each from a model that never saw it,
+    trained on a random ``train_share`` of its training fold (drawn with ``seed``)."""
+    if not 0 < train_share <= 1:
+        raise QsegError(f"train_share must be in (0, 1], got {train_share}")
+    rng = np.random.default_rng(seed)
     result: dict[str, Segmentation] = {}
-    for fold, (train, test) in enumerate(query_folds(list(gold), k, seed)):
+    for fold, (all_train, test) in enumerate(query_folds(list(gold), k, seed)):
+        train = all_train
+        if train_share < 1:
+            keep = max(1, round(train_share * len(all_train)))
+            train = [all_train[i] for i in np.sort(rng.permutation(len(all_train))[:keep])]
         model = make().fit(
             [target_words(gold[i]) for i in train],
             [gold[i] for i in train],
