@@ -153,6 +153,15 @@ def learning_curve(
 
 
 NO_NAMES = "name_statistics=false,name_vectors=false"
+QUERYNER_SPECS = (
+    "joint",
+    "joint(name_vectors=false)",
+    "joint(name_statistics=false)",
+    f"joint({NO_NAMES})",
+    "features",
+    "features(classifier=logreg)",
+)
+"""The settings trained on QueryNER train; dev picks one of them."""
 
 
 def main() -> None:
@@ -225,17 +234,19 @@ def main() -> None:
     dev_words = {k: v.segmentation.words for k, v in dev.items()}
     cross_rows = []
     trained: dict[str, BreakClassifier] = {}
-    for corpus, gold in (
-        ("QueryNER train", {k: v.segmentation for k, v in train.items()}),
-        ("Webis (all 3,848)", dict(votes)),
+    for corpus, gold, specs in (
+        ("QueryNER train", {k: v.segmentation for k, v in train.items()}, QUERYNER_SPECS),
+        ("Webis (all 3,848)", dict(votes), ("joint", "features")),
     ):
-        for spec in ("joint", "features"):
+        for spec in specs:
             fitted = make_classifier(spec, builtin, n_jobs=args.jobs)
             fitted.fit([target_words(t) for t in gold.values()], list(gold.values()))
             trained[f"{spec}, trained on {corpus}"] = fitted
+    dev_scores = {}
     for name, fitted in trained.items():
         on_dev = dict(zip(dev_words, fitted.predict(list(dev_words.values())), strict=True))
         s_dev = evaluate({name: on_dev}, dev_gold)[0]
+        dev_scores[name] = (s_dev.break_accuracy, s_dev.query_accuracy)
         row = [name, f"{s_dev.break_accuracy:.3f}", f"{s_dev.query_accuracy:.3f}"]
         if "Webis" in name:
             row += ["(trained on it)", ""]
@@ -244,6 +255,7 @@ def main() -> None:
             s_w = evaluate({name: on_webis}, votes)[0]
             row += [f"{s_w.break_accuracy:.3f}", f"{s_w.query_accuracy:.3f}"]
         cross_rows.append(row)
+    tuned = max((n for n in dev_scores if "QueryNER" in n), key=lambda n: dev_scores[n])
     for spec in ("naive", "wiki(unseen_titles=true)"):
         on_dev = unsupervised(builtin, [spec], dev_words)[spec]
         on_webis = unsupervised(builtin, [spec], words)[spec]
@@ -272,6 +284,7 @@ def main() -> None:
         goal=goal_sentence(seed_scores["joint"]),
         curve=curve,
         cross=cross_table,
+        tuned=f"`{tuned.split(', trained on')[0]}`",
         timings=timing_table,
     )
     with atomic_write(args.out) as out:
@@ -328,8 +341,10 @@ n-grams) instead of the names do not help (`joint, n-gram-file vectors`).
 
 QueryNER spans are segments (`qseg.corpora.queryner`). Models trained on QueryNER train are
 scored on QueryNER dev and on all Webis queries (majority); models trained on all Webis queries
-are scored on QueryNER dev. QueryNER has no test split: dev, its only held-out reference, is
-where the methods are compared; no hyperparameter was tuned on it (all are the defaults).
+are scored on QueryNER dev. QueryNER has no test split, so dev both tunes and scores: of the
+settings trained on QueryNER train (the `joint` model with and without each built-in name
+resource, and `features`), dev picks {tuned} (highest dev break accuracy). Its dev figures are
+therefore optimistic by construction; its Webis figures, from a corpus it never saw, are not.
 
 {cross}
 """
