@@ -43,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PREFIX = "webis-qsec-10-training-set-"
 ORIGINAL = ["stein2010j", "stein2011e", "pmi-baseline", "wt-baseline", "wt-snp-baseline"]
 ORIGINAL += ["hybrid-acc", "hybrid-ir-none-stein2011e"]
+FOLDS = 5
 FOLD_SEEDS = 5
 PROTOCOLS = ["majority", "best-of", "all-agree"]
 
@@ -83,7 +84,11 @@ def fold_seed_table(
     scores: dict[str, list[tuple[float, float]]] = {name: [] for name in models}
     for seed in range(FOLD_SEEDS):
         for name, (make, tags) in models.items():
-            outputs = seed_zero[name] if seed == 0 else cross_validate(make, votes, tags, seed=seed)
+            outputs = (
+                seed_zero[name]
+                if seed == 0
+                else cross_validate(make, votes, tags, k=FOLDS, seed=seed)
+            )
             s = evaluate({name: outputs}, votes)[0]
             scores[name].append((s.break_accuracy, s.query_accuracy))
         print(f"fold split {seed} done", flush=True)
@@ -126,10 +131,12 @@ def learning_curve(
     doubling the training queries gave."""
     rows, scores = [], {}
     for share in SHARES:
-        outputs = full if share == 1 else cross_validate(make, votes, tags, train_share=share)
+        outputs = (
+            full if share == 1 else cross_validate(make, votes, tags, k=FOLDS, train_share=share)
+        )
         s = evaluate({"joint": outputs}, votes)[0]
         scores[share] = s.break_accuracy
-        queries = round(share * len(votes) * 4 / 5)
+        queries = round(share * len(votes) * (FOLDS - 1) / FOLDS)
         rows.append(
             [f"{share:.0%}", f"{queries:,}", f"{s.break_accuracy:.4f}", f"{s.query_accuracy:.4f}"]
         )
@@ -211,7 +218,7 @@ def main() -> None:
     timings = []
     for name, (make, system_tags) in supervised.items():
         started = time.perf_counter()
-        systems[name] = cross_validate(make, votes, system_tags, k=5, seed=0)
+        systems[name] = cross_validate(make, votes, system_tags, k=FOLDS, seed=0)
         timings.append((name, time.perf_counter() - started))
         print(f"{name}: {timings[-1][1]:.1f} s", flush=True)
     compared = ("joint", "joint, no name vectors", "joint, no names")
@@ -233,7 +240,7 @@ def main() -> None:
     dev_gold = {k: [Reference(v.segmentation, 1)] for k, v in dev.items()}
     dev_words = {k: v.segmentation.words for k, v in dev.items()}
     cross_rows = []
-    trained: dict[str, BreakClassifier] = {}
+    trained: dict[tuple[str, str], BreakClassifier] = {}
     for corpus, gold, specs in (
         ("QueryNER train", {k: v.segmentation for k, v in train.items()}, QUERYNER_SPECS),
         ("Webis (all 3,848)", dict(votes), ("joint", "features")),
@@ -241,21 +248,22 @@ def main() -> None:
         for spec in specs:
             fitted = make_classifier(spec, builtin, n_jobs=args.jobs)
             fitted.fit([target_words(t) for t in gold.values()], list(gold.values()))
-            trained[f"{spec}, trained on {corpus}"] = fitted
-    dev_scores = {}
-    for name, fitted in trained.items():
+            trained[spec, corpus] = fitted
+    dev_scores: dict[str, tuple[float, float]] = {}  # of the QueryNER-trained settings
+    for (spec, corpus), fitted in trained.items():
+        name = f"{spec}, trained on {corpus}"
         on_dev = dict(zip(dev_words, fitted.predict(list(dev_words.values())), strict=True))
         s_dev = evaluate({name: on_dev}, dev_gold)[0]
-        dev_scores[name] = (s_dev.break_accuracy, s_dev.query_accuracy)
         row = [name, f"{s_dev.break_accuracy:.3f}", f"{s_dev.query_accuracy:.3f}"]
-        if "Webis" in name:
+        if corpus != "QueryNER train":
             row += ["(trained on it)", ""]
         else:
+            dev_scores[spec] = (s_dev.break_accuracy, s_dev.query_accuracy)
             on_webis = dict(zip(words, fitted.predict(list(words.values())), strict=True))
             s_w = evaluate({name: on_webis}, votes)[0]
             row += [f"{s_w.break_accuracy:.3f}", f"{s_w.query_accuracy:.3f}"]
         cross_rows.append(row)
-    tuned = max((n for n in dev_scores if "QueryNER" in n), key=lambda n: dev_scores[n])
+    tuned = max(QUERYNER_SPECS, key=dev_scores.__getitem__)
     for spec in ("naive", "wiki(unseen_titles=true)"):
         on_dev = unsupervised(builtin, [spec], dev_words)[spec]
         on_webis = unsupervised(builtin, [spec], words)[spec]
@@ -284,7 +292,7 @@ def main() -> None:
         goal=goal_sentence(seed_scores["joint"]),
         curve=curve,
         cross=cross_table,
-        tuned=f"`{tuned.split(', trained on')[0]}`",
+        tuned=f"`{tuned}`",
         timings=timing_table,
     )
     with atomic_write(args.out) as out:

@@ -207,13 +207,13 @@ def _group_features(
             _masked_reduce(np.min, log_count, counted_inc),
             _masked_reduce(np.max, log_count, counted_inc),
             (log_count == 0).astype(np.float64) @ scored.T,
-            is_title.astype(np.float64) @ multi_inc.T,
-            (is_title * lengths) @ multi_inc.T,
+            is_title.astype(np.float64) @ segments,
+            (is_title * lengths) @ segments,
             first_fn.astype(np.float64) @ inc.T,
             last_fn.astype(np.float64) @ inc.T,
             _masked_reduce(np.min, filled, multi_inc),
             phrase_sum,
-            seen.astype(np.float64) @ multi_inc.T,
+            seen.astype(np.float64) @ segments,
             log_p - log_p.max(axis=1, keepdims=True),
             sum_log - sum_log.max(axis=1, keepdims=True),
             phrase_sum - phrase_sum.max(axis=1, keepdims=True),
@@ -221,7 +221,7 @@ def _group_features(
             log_naive - log_naive.max(axis=1, keepdims=True),
             cohesion @ segments,
             _masked_reduce(np.min, cohesion, counted_inc),
-            *_tag_columns(tags, bits, spans, multi, multi_inc),
+            *_tag_columns(tags, bits, spans, multi, segments),
         ]
     return np.stack(columns, axis=2).astype(np.float32)
 
@@ -231,11 +231,12 @@ def _tag_columns(
     bits: np.ndarray,
     spans: np.ndarray,
     multi: np.ndarray,
-    multi_inc: np.ndarray,
+    segments: np.ndarray,
 ) -> list[np.ndarray]:
     """Per query and candidate: its multiword segments that read as noun phrases (nouns,
     adjectives, numbers or verbs ending in a noun or number) and the other multiword ones,
-    the words in the former, and its breaks between two nouns and right after an adjective."""
+    the words in the former, and its breaks between two nouns and right after an adjective.
+    ``segments`` is the span-by-candidate incidence of multiword segments, as floats."""
     n = bits.shape[1] + 1
     classes = np.array(
         [[TAG_INDEX.get(t, _OTHER) for t in tag] if tag is not None else [-1] * n for tag in tags]
@@ -248,13 +249,13 @@ def _tag_columns(
     starts, ends = spans[:, 0], spans[:, 1]
     noun_phrase = (outside[:, ends] == outside[:, starts]) & heads[:, ends - 1] & multi
     nouns = np.isin(classes, _NOUNS)
-    segments = multi_inc.T.astype(np.float64)
+    gaps = bits.T.astype(np.float64)
     columns = [
         noun_phrase @ segments,
         (multi & ~noun_phrase) @ segments,
         (noun_phrase * (ends - starts)) @ segments,
-        (nouns[:, :-1] & nouns[:, 1:]) @ bits.T.astype(np.float64),
-        np.isin(classes, _ADJECTIVES)[:, :-1] @ bits.T.astype(np.float64),
+        (nouns[:, :-1] & nouns[:, 1:]) @ gaps,
+        np.isin(classes, _ADJECTIVES)[:, :-1] @ gaps,
     ]
     return [np.where(tagged[:, None], c, np.nan) for c in columns]
 
