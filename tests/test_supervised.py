@@ -20,7 +20,13 @@ from qseg.resources.titles import TitleSet
 from qseg.segmentation import Segmentation
 from qseg.segmenters.embeddings import train_word_vectors
 from qseg.segmenters.gap_features import FEATURE_NAMES, FeatureSource, gap_features
-from qseg.segmenters.joint import CANDIDATE_FEATURES, candidate_bits, candidate_features
+from qseg.segmenters.joint import (
+    AGREEMENT_SHARPNESS,
+    CANDIDATE_FEATURES,
+    candidate_bits,
+    candidate_features,
+    joint_target,
+)
 from qseg.segmenters.supervised import BreakClassifier, ModelError, vote_distribution
 
 WORDS = {"new": 1000, "york": 500, "yankees": 80, "tickets": 90}
@@ -108,6 +114,28 @@ def test_candidates_cover_every_segmentation():
     best = int(np.argmax(feats[:, 0]))  # the most probable break vector under the gap model
     assert tuple(bits[best]) == (0, 0, 1)
     assert feats[best, 0] == pytest.approx(math.log(0.9 * 0.8 * 0.9))
+
+
+def test_joint_target_mixes_votes_and_agreement():
+    votes = {(1, 0): 0.7, (1, 1): 0.3}  # 3 words: 7 annotators broke after word 1, 3 at both
+    rows = {tuple(b): i for i, b in enumerate(candidate_bits(3))}
+    shares = joint_target(3, votes, 0.0)
+    assert shares[rows[1, 0]] == pytest.approx(0.7)
+    assert shares[rows[1, 1]] == pytest.approx(0.3)
+    assert shares.sum() == pytest.approx(1.0)
+    # expected break agreement with the annotators, gap by gap, of each candidate
+    agreement = {(0, 0): 0.5 * 0.7, (1, 0): 0.7 + 0.5 * 0.3, (0, 1): 0.5 * 0.3, (1, 1): 0.65}
+    credit = {b: math.exp(AGREEMENT_SHARPNESS * a) for b, a in agreement.items()}
+    total = sum(credit.values())
+    mixed = joint_target(3, votes, 0.5)
+    for b, row in rows.items():
+        expected = 0.5 * votes.get(b, 0.0) + 0.5 * credit[b] / total
+        assert mixed[row] == pytest.approx(expected)
+    assert mixed[rows[0, 0]] > 0 == shares[rows[0, 0]]  # nobody chose it; one gap off
+    with pytest.raises(QsegError, match="agreement_weight must be in"):
+        BreakClassifier(toy_source(), agreement_weight=1.5).fit(
+            [("a", "b")], [Segmentation.from_pipe("a b")]
+        )
 
 
 def test_candidate_unsupervised_scores_by_hand():

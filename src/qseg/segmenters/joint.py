@@ -10,10 +10,10 @@ score of paper 003 (sum of |s|^|s| count(s) over its multiword segments with a c
 cohesion of its segments, the n-gram PMI ``log count(s) - sum log count(w) + (|s| - 1) log N``
 (sum and minimum, from counts plus one as in the span tables; a multiword segment without a
 count adds 0). Together they add 0.4 points of query accuracy (mean of five fold splits).
-A gradient-boosted scorer is trained with a softmax over each query's candidates against the
-distribution of the annotators' votes (a listwise loss), and the best-scored candidate is the
-output (of those the gap classifier finds most probable; see
-``BreakClassifier.max_candidates``).
+A gradient-boosted scorer is trained with a softmax over each query's candidates (a listwise
+loss) against a target that mixes the distribution of the annotators' votes with credit for
+near misses (:func:`joint_target`), and the best-scored candidate is the output (of those the
+gap classifier finds most probable; see ``BreakClassifier.max_candidates``).
 """
 
 from __future__ import annotations
@@ -102,6 +102,32 @@ def _layout(n: int) -> tuple[np.ndarray, ...]:
 def candidate_bits(n: int) -> np.ndarray:
     """All break vectors of an n-word query, one row each."""
     return _layout(n)[0]
+
+
+AGREEMENT_SHARPNESS = 20.0
+"""How steeply the agreement part of :func:`joint_target` falls with each disagreeing gap."""
+
+
+def joint_target(
+    n: int, votes: Mapping[tuple[int, ...], float], agreement_weight: float
+) -> np.ndarray:
+    """The training distribution over the candidates of an n-word query (rows of
+    :func:`candidate_bits`).
+
+    The vote shares alone give nothing to a segmentation no annotator chose, however close it
+    is to theirs, while break accuracy counts every gap. So ``agreement_weight`` of the target
+    goes to a softmax of each candidate's expected break agreement with the annotators
+    (sharpness :data:`AGREEMENT_SHARPNESS`). On Webis-QSeC-10 half of it trades a little query
+    accuracy for break accuracy (docs/supervised.md, `joint` against `joint, votes only`).
+    """
+    bits = candidate_bits(n)
+    shares = np.zeros(len(bits))
+    agreement = np.zeros(len(bits))
+    for breaks, share in votes.items():
+        shares[int(np.dot(breaks, 1 << np.arange(n - 1)))] += share
+        agreement += share * (bits == np.asarray(breaks)).mean(axis=1)
+    credit = np.exp(AGREEMENT_SHARPNESS * (agreement - agreement.max()))
+    return (1 - agreement_weight) * shares + agreement_weight * credit / credit.sum()
 
 
 _CHUNK_CELLS = 1 << 22

@@ -50,6 +50,7 @@ from qseg.segmenters.joint import (
     MAX_JOINT_WORDS,
     candidate_bits,
     candidate_features,
+    joint_target,
     softmax_objective,
 )
 from qseg.segmenters.name_features import NAME_FEATURES, name_features
@@ -227,7 +228,9 @@ class BreakClassifier(BaseEstimator):
     gap probabilities the joint decoder learns from. The joint decoder is trained on every
     segmentation of a query but, when segmenting, scores only the ``max_candidates`` most
     probable under the gap classifier (8 lose nothing on Webis-QSeC-10 and cost a third of
-    scoring all). Fitted state ends in ``_``.
+    scoring all); ``agreement_weight`` is the share of its training target that rewards
+    segmentations for each gap they share with the annotators' (:func:`.joint.joint_target`).
+    Fitted state ends in ``_``.
     """
 
     def __init__(
@@ -245,6 +248,7 @@ class BreakClassifier(BaseEstimator):
         learning_rate: float = 0.05,
         inner_folds: int = 5,
         max_candidates: int = 8,
+        agreement_weight: float = 0.5,
         random_state: int = 0,
         n_jobs: int = 1,
     ) -> None:
@@ -260,6 +264,7 @@ class BreakClassifier(BaseEstimator):
         self.learning_rate = learning_rate
         self.inner_folds = inner_folds
         self.max_candidates = max_candidates
+        self.agreement_weight = agreement_weight
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -282,6 +287,8 @@ class BreakClassifier(BaseEstimator):
             raise QsegError(f"inner_folds must be at least 2, got {self.inner_folds}")
         if self.max_candidates < 1:
             raise QsegError(f"max_candidates must be at least 1, got {self.max_candidates}")
+        if not 0 <= self.agreement_weight <= 1:
+            raise QsegError(f"agreement_weight must be in [0, 1], got {self.agreement_weight}")
 
     @property
     def _needs_source(self) -> bool:
@@ -415,15 +422,8 @@ class BreakClassifier(BaseEstimator):
             [phrases[i] for i in chosen],
             [tags[i] for i in chosen] if tags is not None else None,
         )
-        targets, sizes = [], []
-        for i in chosen:
-            # candidate c has the break bits of the binary number c (see joint.candidate_bits)
-            target = np.zeros(2 ** (len(words[i]) - 1))
-            for breaks, share in dists[i].items():
-                target[int(np.dot(breaks, 1 << np.arange(len(words[i]) - 1)))] += share
-            targets.append(target)
-            sizes.append(len(target))
-        bounds = np.r_[0, np.cumsum(sizes)]
+        targets = [joint_target(len(words[i]), dists[i], self.agreement_weight) for i in chosen]
+        bounds = np.r_[0, np.cumsum([len(t) for t in targets])]
         data = xgb.DMatrix(np.vstack(blocks))
         params = {
             "max_depth": self.max_depth,

