@@ -200,6 +200,7 @@ def main() -> None:
     supervised = {
         "joint": (model("joint", webis_res), tags),
         "joint, votes only": (model("joint(agreement_weight=0)", webis_res), tags),
+        "joint, no vote ranker": (model("joint(rank_votes=false)", webis_res), tags),
         "joint, n-gram-file vectors": (model("joint", webis_res, True), tags),
         "joint, no name vectors": (model("joint(name_vectors=false)", webis_res), tags),
         "joint, no names": (model(f"joint({NO_NAMES})", webis_res), tags),
@@ -222,7 +223,13 @@ def main() -> None:
         systems[name] = cross_validate(make, votes, system_tags, k=FOLDS, seed=0)
         timings.append((name, time.perf_counter() - started))
         print(f"{name}: {timings[-1][1]:.1f} s", flush=True)
-    compared = ("joint", "joint, votes only", "joint, no name vectors", "joint, no names")
+    compared = (
+        "joint",
+        "joint, votes only",
+        "joint, no vote ranker",
+        "joint, no name vectors",
+        "joint, no names",
+    )
     seed_table, seed_scores = fold_seed_table(
         {n: supervised[n] for n in compared}, {n: systems[n] for n in compared}, votes
     )
@@ -345,10 +352,14 @@ points of query accuracy over deciding each gap alone (`features` rows). Its tra
 gives half of each query's weight to the annotators' votes and half to a softmax of every
 segmentation's expected break agreement with them (`qseg.segmenters.joint.joint_target`), so a
 segmentation one gap away from the annotators' counts for something; `joint, votes only`
-(`joint(agreement_weight=0)`) trains on the votes alone. The name statistics and the name
-vectors add what the `joint`, `joint, no name vectors` and `joint, no names` rows of the
-fold-split table differ by; vectors trained on the n-gram counts file (the queries' own
-n-grams) instead of the names do not help (`joint, n-gram-file vectors`).
+(`joint(agreement_weight=0)`) trains on the votes alone. A second scorer, LambdaMART
+(XGBoost's `rank:ndcg`), learns to rank the candidates by their number of votes
+(`qseg.segmenters.joint.vote_grades`), which rewards putting the majority first; the decoder
+adds the two scores. `joint, no vote ranker` (`joint(rank_votes=false)`) goes without it. The
+name statistics and the name vectors add what the `joint`, `joint, no name vectors` and
+`joint, no names` rows of the fold-split table differ by; vectors trained on the n-gram
+counts file (the queries' own n-grams) instead of the names do not help (`joint, n-gram-file
+vectors`).
 
 ## QueryNER and across domains (built-in counts and titles, no POS)
 

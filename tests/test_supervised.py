@@ -19,13 +19,15 @@ from qseg.resources.counts import NgramCounts
 from qseg.resources.titles import TitleSet
 from qseg.segmentation import Segmentation
 from qseg.segmenters.embeddings import train_word_vectors
-from qseg.segmenters.gap_features import FEATURE_NAMES, FeatureSource, gap_features
+from qseg.segmenters.gap_features import FEATURE_NAMES, FeatureSource, gap_features, query_tables
 from qseg.segmenters.joint import (
     AGREEMENT_SHARPNESS,
     CANDIDATE_FEATURES,
+    MAX_JOINT_WORDS,
     candidate_bits,
     candidate_features,
     joint_target,
+    vote_grades,
 )
 from qseg.segmenters.supervised import BreakClassifier, ModelError, vote_distribution
 
@@ -74,7 +76,6 @@ def test_gap_features_by_hand():
 def test_span_tables_equal_one_lookup_per_span():
     """The compiled scan (hash extended word by word, stopping early) = a lookup per span,
     also past the 64 words the kernel keeps on the stack."""
-    from qseg.segmenters.gap_features import query_tables
 
     source = toy_source(titles=("new york yankees", "york yankees tickets", "tickets new"))
     long = ("new", "york", "yankees", "tickets") * 20
@@ -103,7 +104,6 @@ def test_candidates_cover_every_segmentation():
     bits = candidate_bits(4)
     assert len({tuple(b) for b in bits}) == 8
     source = toy_source()
-    from qseg.segmenters.gap_features import query_tables
 
     tables = query_tables([("new", "york", "yankees", "tickets")], source)
     (feats,) = candidate_features(
@@ -138,10 +138,18 @@ def test_joint_target_mixes_votes_and_agreement():
         )
 
 
+def test_vote_grades_count_votes_in_tenths():
+    rows = {tuple(b): i for i, b in enumerate(candidate_bits(3))}
+    grades = vote_grades(3, {(1, 0): 0.7, (1, 1): 0.3})
+    assert grades[rows[1, 0]] == 7 and grades[rows[1, 1]] == 3
+    assert grades.sum() == 10  # the other two candidates got no votes
+    one = vote_grades(4, vote_distribution(Segmentation.from_pipe("a b|c d")))
+    assert one[0b010] == 10 and one.sum() == 10  # a plain segmentation has all the votes
+
+
 def test_candidate_unsupervised_scores_by_hand():
     """Paper 003's naive score and the segments' n-gram PMI (counts plus one, as in the
     span tables), per candidate of 'new york yankees tickets'."""
-    from qseg.segmenters.gap_features import query_tables
 
     words = ("new", "york", "yankees", "tickets")
     (feats,) = candidate_features(
@@ -175,7 +183,6 @@ def test_candidate_unsupervised_scores_by_hand():
 
 def test_candidate_part_of_speech_features():
     """Noun-phrase segments and breaks between nouns or after an adjective, by hand."""
-    from qseg.segmenters.gap_features import query_tables
 
     words = ("cheap", "nike", "shoes", "for", "kids")
     tags = ("JJ", "NNP", "NNS", "IN", "NNS")
@@ -203,7 +210,6 @@ def test_candidate_features_do_not_depend_on_the_batch(monkeypatch):
     """Queries are grouped by length and cut into pieces; each block is what the query alone
     gets."""
     import qseg.segmenters.joint as joint
-    from qseg.segmenters.gap_features import query_tables
 
     source = toy_source()
     rng = np.random.default_rng(1)
@@ -336,6 +342,36 @@ def test_joint_decoding_scores_the_most_probable_candidates(webis):
         log_p = np.where(candidate_bits(len(words)) == 1, np.log(p), np.log1p(-p)).sum(axis=1)
         rank = int((log_p > log_p[int(np.dot(breaks, 1 << np.arange(len(p))))] + 1e-9).sum())
         assert rank < 2
+
+
+def test_vote_ranker_scores_add_to_the_joint_scores(webis, tmp_path):
+    """The chosen candidate is the one of the most probable max_candidates with the highest sum
+    of the listwise and the LambdaMART margins; without rank_votes there is no ranker."""
+    gold, source = webis
+    ids = list(gold)
+    train, test = ids[:300], words_of(gold[i] for i in ids[300:])
+    model = small(source).fit(words_of(gold[i] for i in train), [gold[i] for i in train])
+    model.save(tmp_path / "m")
+    assert "ranker.ubj" in zipfile.ZipFile(tmp_path / "m").namelist()
+    plain = small(source, rank_votes=False).fit(
+        words_of(gold[i] for i in train), [gold[i] for i in train]
+    )
+    assert plain.ranker_ is None
+    plain.save(tmp_path / "p")
+    assert "ranker.ubj" not in zipfile.ZipFile(tmp_path / "p").namelist()
+    joint = [w for w in test if 2 <= len(w) <= MAX_JOINT_WORDS]
+    for m, boosters in ((model, (model.joint_, model.ranker_)), (plain, (plain.joint_,))):
+        chosen = m.predict(joint)
+        probabilities = m.break_probabilities(joint)
+        blocks = candidate_features(
+            joint, probabilities, query_tables(joint, source), [m.phrases_] * len(joint)
+        )
+        for words, block, segmentation in zip(joint, blocks, chosen, strict=True):
+            kept = np.argsort(-block[:, 0], kind="stable")[: m.max_candidates]
+            score = sum(b.inplace_predict(block[kept], predict_type="margin") for b in boosters)
+            best = candidate_bits(len(words))[kept[int(np.argmax(score))]]
+            assert segmentation.breaks == tuple(best.tolist())
+    assert model.predict(joint) != plain.predict(joint)
 
 
 def test_deterministic_given_seed(webis, tmp_path):

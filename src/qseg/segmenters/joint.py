@@ -12,8 +12,10 @@ cohesion of its segments, the n-gram PMI ``log count(s) - sum log count(w) + (|s
 count adds 0). Together they add 0.4 points of query accuracy (mean of five fold splits).
 A gradient-boosted scorer is trained with a softmax over each query's candidates (a listwise
 loss) against a target that mixes the distribution of the annotators' votes with credit for
-near misses (:func:`joint_target`), and the best-scored candidate is the output (of those the
-gap classifier finds most probable; see ``BreakClassifier.max_candidates``).
+near misses (:func:`joint_target`); a second one, LambdaMART (XGBoost's ``rank:ndcg``), learns
+to rank the candidates by their votes (:func:`vote_grades`), which rewards putting the
+majority first. The candidate with the highest sum of the two scores is the output (of those
+the gap classifier finds most probable; see ``BreakClassifier.max_candidates``).
 """
 
 from __future__ import annotations
@@ -124,10 +126,28 @@ def joint_target(
     shares = np.zeros(len(bits))
     agreement = np.zeros(len(bits))
     for breaks, share in votes.items():
-        shares[int(np.dot(breaks, 1 << np.arange(n - 1)))] += share
+        shares[_row(breaks)] += share
         agreement += share * (bits == np.asarray(breaks)).mean(axis=1)
     credit = np.exp(AGREEMENT_SHARPNESS * (agreement - agreement.max()))
     return (1 - agreement_weight) * shares + agreement_weight * credit / credit.sum()
+
+
+VOTE_GRADES = 10
+"""The relevance grade of a candidate with all the votes (Webis-QSeC-10 has 10 annotators)."""
+
+
+def vote_grades(n: int, votes: Mapping[tuple[int, ...], float]) -> np.ndarray:
+    """Relevance grades of the candidates of an n-word query for the vote ranker: each one's
+    share of the votes in tenths, so on Webis-QSeC-10 its number of votes."""
+    grades = np.zeros(2 ** (n - 1))
+    for breaks, share in votes.items():
+        grades[_row(breaks)] += round(share * VOTE_GRADES)
+    return grades
+
+
+def _row(breaks: Sequence[int]) -> int:
+    """The row of a break vector among :func:`candidate_bits` (its bits read as a number)."""
+    return sum(bit << g for g, bit in enumerate(breaks))
 
 
 _CHUNK_CELLS = 1 << 22

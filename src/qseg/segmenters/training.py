@@ -46,7 +46,10 @@ TRAINABLE: dict[str, Method] = {
             | {
                 "agreement_weight": Param(
                     float, 0.5, "share of the training target crediting each gap agreed on"
-                )
+                ),
+                "rank_votes": Param(
+                    bool, True, "add a LambdaMART scorer ranking the candidates by votes"
+                ),
             },
         ),
         Method(
