@@ -435,16 +435,18 @@ class BreakClassifier(BaseEstimator):
             "nthread": self.n_jobs,
         }
         objective = softmax_objective(bounds, np.concatenate(targets))
-        data = xgb.DMatrix(rows)
         self.joint_ = xgb.train(
-            {**params, "base_score": 0.0}, data, self.n_estimators, obj=objective
+            {**params, "base_score": 0.0}, xgb.DMatrix(rows), self.n_estimators, obj=objective
         )
         if self.rank_votes:
             grades = np.concatenate([vote_grades(len(words[i]), dists[i]) for i in chosen])
             query = np.repeat(np.arange(len(chosen)), np.diff(bounds))
+            ranking = {
+                "objective": "rank:ndcg",
+                "lambdarank_pair_method": "topk",  # pairs with the best-ranked candidates
+                "lambdarank_num_pair_per_sample": 4,
+            }
             ranked = xgb.DMatrix(rows, label=grades, qid=query)
-            ranking = {"objective": "rank:ndcg", "lambdarank_pair_method": "topk"}
-            ranking["lambdarank_num_pair_per_sample"] = 4
             self.ranker_ = xgb.train({**params, **ranking}, ranked, self.n_estimators)
         self.phrases_ = _phrase_rates(words, dists)
 
