@@ -76,7 +76,6 @@ def test_gap_features_by_hand():
 def test_span_tables_equal_one_lookup_per_span():
     """The compiled scan (hash extended word by word, stopping early) = a lookup per span,
     also past the 64 words the kernel keeps on the stack."""
-
     source = toy_source(titles=("new york yankees", "york yankees tickets", "tickets new"))
     long = ("new", "york", "yankees", "tickets") * 20
     queries = [("new", "york", "yankees", "tickets"), ("tickets",), ("old", "york"), long]
@@ -150,7 +149,6 @@ def test_vote_grades_count_votes_in_tenths():
 def test_candidate_unsupervised_scores_by_hand():
     """Paper 003's naive score and the segments' n-gram PMI (counts plus one, as in the
     span tables), per candidate of 'new york yankees tickets'."""
-
     words = ("new", "york", "yankees", "tickets")
     (feats,) = candidate_features(
         [words], [np.full(3, 0.5)], query_tables([words], toy_source()), [{}]
@@ -183,7 +181,6 @@ def test_candidate_unsupervised_scores_by_hand():
 
 def test_candidate_part_of_speech_features():
     """Noun-phrase segments and breaks between nouns or after an adjective, by hand."""
-
     words = ("cheap", "nike", "shoes", "for", "kids")
     tags = ("JJ", "NNP", "NNS", "IN", "NNS")
     p = np.full(4, 0.5)
@@ -360,6 +357,8 @@ def test_vote_ranker_scores_add_to_the_joint_scores(webis, tmp_path):
     plain.save(tmp_path / "p")
     assert "ranker.ubj" not in zipfile.ZipFile(tmp_path / "p").namelist()
     joint = [w for w in test if 2 <= len(w) <= MAX_JOINT_WORDS]
+    reloaded = BreakClassifier.load(tmp_path / "p", source)
+    assert reloaded.ranker_ is None and reloaded.predict(joint) == plain.predict(joint)
     for m, boosters in ((model, (model.joint_, model.ranker_)), (plain, (plain.joint_,))):
         chosen = m.predict(joint)
         probabilities = m.break_probabilities(joint)

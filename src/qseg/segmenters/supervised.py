@@ -544,9 +544,9 @@ class BreakClassifier(BaseEstimator):
                 zf.writestr("lexicon.json", json.dumps(self.lexicon_.to_json()))
             if self.joint_ is not None:
                 zf.writestr("joint.ubj", bytes(self.joint_.save_raw("ubj")))
+                zf.writestr("phrases.json", json.dumps(self.phrases_))
             if self.ranker_ is not None:
                 zf.writestr("ranker.ubj", bytes(self.ranker_.save_raw("ubj")))
-                zf.writestr("phrases.json", json.dumps(self.phrases_))
             if self.embeddings is not None:
                 zf.writestr("vectors.npz", self.embeddings.to_bytes())
         atomic_write_bytes(path, buffer.getvalue())
