@@ -2,7 +2,7 @@ import pytest
 
 from qseg.corpora import Reference
 from qseg.errors import QsegError
-from qseg.evaluation import aggregate, choose_reference, evaluate, match
+from qseg.evaluation import aggregate, choose_reference, evaluate, majority_stability, match
 from qseg.segmentation import Segmentation
 
 
@@ -97,3 +97,30 @@ def test_a_missing_system_output_is_an_error():
         evaluate({"s": {"1": seg("a b c d")}}, {"1": REFS, "2": REFS})
     with pytest.raises(QsegError, match="unknown protocol"):
         evaluate({}, {}, "best")
+
+
+def test_majority_stability_of_a_unanimous_and_a_split_crowd():
+    """A 5-5 split between "a b|c" (listed first, so the observed majority) and "a b c": a
+    second crowd of ten keeps "a b|c" (which sorts last, so it also wins a tie) when it gets at
+    least 5 votes, P = 638/1024 (binomial), and otherwise agrees on one of the two gaps; a
+    unanimous query is always reproduced."""
+    split = {"q": [Reference(seg("a b|c"), 5), Reference(seg("a b c"), 5)]}
+    kept = 638 / 1024
+    breaks, queries = majority_stability(split, draws=40_000, seed=1)
+    assert queries == pytest.approx(kept, abs=0.01)
+    assert breaks == pytest.approx((2 * kept + 1 * (1 - kept)) / 2, abs=0.01)
+    # listed first but sorting first, "a b c" keeps a tie from nobody: it needs 6 votes
+    flipped = {"q": [Reference(seg("a b c"), 5), Reference(seg("a b|c"), 5)]}
+    assert majority_stability(flipped, draws=40_000, seed=1)[1] == pytest.approx(
+        386 / 1024, abs=0.01
+    )
+    unanimous = {"q": [Reference(seg("a|b c"), 10)], "r": [Reference(seg("x y"), 10)]}
+    assert majority_stability(unanimous, draws=10) == (1.0, 1.0)
+    both = {**split, "r": [Reference(seg("x y"), 10)]}
+    assert majority_stability(both, draws=40_000, seed=1)[1] == pytest.approx(
+        (kept + 1) / 2, abs=0.01
+    )
+    with pytest.raises(QsegError, match="draws must be at least 1"):
+        majority_stability(split, draws=0)
+    with pytest.raises(QsegError, match="no queries"):
+        majority_stability({})

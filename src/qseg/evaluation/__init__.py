@@ -14,6 +14,7 @@ from qseg.evaluation.matching import (
     aggregate,
     choose_reference,
     evaluate,
+    majority_stability,
     match,
 )
 
@@ -28,6 +29,7 @@ __all__ = [
     "distance",
     "evaluate",
     "krippendorff_alpha",
+    "majority_stability",
     "match",
     "random_model_s",
 ]

@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from qseg.corpora.webis import Reference
 from qseg.errors import QsegError
 from qseg.segmentation import Segmentation
@@ -182,3 +184,40 @@ def evaluate(
                 matches.append(match(query_id, predicted, reference))
         results.append(aggregate(name, matches))
     return results
+
+
+def majority_stability(
+    gold: Mapping[str, Sequence[Reference]], draws: int = 1000, seed: int = 0
+) -> tuple[float, float]:
+    """Break and query accuracy of a second crowd's majority against the first's.
+
+    Per query, ``draws`` times, as many votes as the query has are drawn from its vote shares
+    and their majority is matched with the observed one. Ties among drawn votes go to the
+    segmentation whose ``|`` text sorts last, the order in which the Webis file lists tied
+    segmentations (2,862 of its 2,863 tied neighbours), not to the one observed first. A model
+    that knew every query's vote shares would score about this under the ``majority``
+    protocol, so it tells how much of the gap to 1 is annotation noise (a plug-in estimate:
+    the observed shares stand in for the crowd's).
+    """
+    if draws < 1:
+        raise QsegError(f"draws must be at least 1, got {draws}")
+    if not gold:
+        raise QsegError("no queries to resample")
+    rng = np.random.default_rng(seed)
+    correct_gaps = gaps = correct_queries = 0
+    for references in gold.values():
+        votes = np.array([r.votes for r in references], dtype=np.float64)
+        if votes.sum() <= 0:
+            raise QsegError("a query's references have no votes")
+        observed = np.array(choose_reference("majority", references).breaks, dtype=bool)
+        agree = np.array(
+            [(np.array(r.segmentation.breaks, dtype=bool) == observed).sum() for r in references]
+        )
+        order = sorted(range(len(references)), key=lambda i: references[i].segmentation.to_pipe())
+        order.reverse()
+        counts = rng.multinomial(int(votes.sum()), votes[order] / votes.sum(), size=draws)
+        winners = np.array(order)[counts.argmax(axis=1)]  # argmax: the first of the tied
+        correct_gaps += int(agree[winners].sum())
+        correct_queries += int((agree[winners] == len(observed)).sum())
+        gaps += draws * len(observed)
+    return correct_gaps / gaps if gaps else 1.0, correct_queries / (draws * len(gold))
