@@ -122,5 +122,7 @@ def test_majority_stability_of_a_unanimous_and_a_split_crowd():
     )
     with pytest.raises(QsegError, match="draws must be at least 1"):
         majority_stability(split, draws=0)
+    with pytest.raises(QsegError, match="references of query q have no votes"):
+        majority_stability({"q": [Reference(seg("a b"), 0)]})
     with pytest.raises(QsegError, match="no queries"):
         majority_stability({})

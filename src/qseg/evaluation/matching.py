@@ -205,16 +205,19 @@ def majority_stability(
         raise QsegError("no queries to resample")
     rng = np.random.default_rng(seed)
     correct_gaps = gaps = correct_queries = 0
-    for references in gold.values():
+    for query_id, references in gold.items():
         votes = np.array([r.votes for r in references], dtype=np.float64)
         if votes.sum() <= 0:
-            raise QsegError("a query's references have no votes")
+            raise QsegError(f"the references of query {query_id} have no votes")
         observed = np.array(choose_reference("majority", references).breaks, dtype=bool)
         agree = np.array(
             [(np.array(r.segmentation.breaks, dtype=bool) == observed).sum() for r in references]
         )
-        order = sorted(range(len(references)), key=lambda i: references[i].segmentation.to_pipe())
-        order.reverse()
+        order = sorted(
+            range(len(references)),
+            key=lambda i: references[i].segmentation.to_pipe(),
+            reverse=True,
+        )
         counts = rng.multinomial(int(votes.sum()), votes[order] / votes.sum(), size=draws)
         winners = np.array(order)[counts.argmax(axis=1)]  # argmax: the first of the tied
         correct_gaps += int(agree[winners].sum())
