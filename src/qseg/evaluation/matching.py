@@ -209,10 +209,10 @@ def majority_stability(
         votes = np.array([r.votes for r in references], dtype=np.float64)
         if votes.sum() <= 0:
             raise QsegError(f"the references of query {query_id} have no votes")
-        observed = np.array(choose_reference("majority", references).breaks, dtype=bool)
-        agree = np.array(
-            [(np.array(r.segmentation.breaks, dtype=bool) == observed).sum() for r in references]
-        )
+        observed = choose_reference("majority", references)
+        matches = [match(query_id, r.segmentation, observed) for r in references]
+        agree = np.array([m.correct_gaps for m in matches])
+        same = np.array([m.correct for m in matches])
         order = sorted(
             range(len(references)),
             key=lambda i: references[i].segmentation.to_pipe(),
@@ -221,6 +221,6 @@ def majority_stability(
         counts = rng.multinomial(int(votes.sum()), votes[order] / votes.sum(), size=draws)
         winners = np.array(order)[counts.argmax(axis=1)]  # argmax: the first of the tied
         correct_gaps += int(agree[winners].sum())
-        correct_queries += int((agree[winners] == len(observed)).sum())
-        gaps += draws * len(observed)
+        correct_queries += int(same[winners].sum())
+        gaps += draws * len(observed.breaks)
     return correct_gaps / gaps if gaps else 1.0, correct_queries / (draws * len(gold))
