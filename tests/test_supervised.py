@@ -519,3 +519,40 @@ def test_cli_train_and_segment(tmp_path, write):
         "--corpus",
     )
     assert_one_line_error(qseg("segment", "--model", write("x.qseg", "nope"), "a b"), "x.qseg")
+
+
+def test_cli_part_of_speech_tags(tmp_path, write):
+    """`--pos` trains on tags and segments with them, and says which queries went without."""
+    data = "data/webis-qsec-10-training-set-"
+    flags = ["--ngrams", webis_file(data + "n-gram-web-frequencies-google.txt")]
+    flags += ["--titles", webis_file(data + "n-gram-wikipedia-titles.txt")]
+    pos = webis_file(data + "queries-pos-tagged.txt")
+    lines = webis_file("webis-qsec-10-training-set-queries.txt").read_text().splitlines()
+    tags = read_tags(pos)
+    rows = [line.split("\t") for line in lines[:300]]
+    misaligned = sum(len(tags[i]) != len(q.split()) for i, q in rows)
+    assert misaligned > 0  # the Webis tagger split some words, e.g. u.s.
+    model = tmp_path / "pos.qseg"
+    gold = webis_file("webis-qsec-10-training-set-segmentations-crowdsourced.txt")
+    queries = write("train.txt", "\n".join(lines[:300]) + "\n")
+    trained = qseg("train", "--method", "features", "--queries", queries, "--gold", gold,
+                   *flags, "--pos", pos, "--out", model)  # fmt: skip
+    assert trained.returncode == 0, trained.stderr.decode()
+    assert f"{misaligned} of 300 queries have no part-of-speech tags" in trained.stderr.decode()
+
+    # two queries whose ids the tag file does not hold
+    tagged = [f"{i}\t{q}" for i, q in (line.split("\t") for line in lines[300:400])
+              if len(tags[i]) == len(q.split())]  # fmt: skip
+    stdin = "\n".join([*tagged[:8], "x1\tcheap nike shoes", "x2\tnew york yankees tickets"])
+    result = qseg("segment", "--model", model, *flags, "--pos", pos, stdin=stdin)
+    assert len(out(result).splitlines()) == 10
+    assert "2 of 10 queries have no part-of-speech tags" in result.stderr.decode()
+    assert_one_line_error(qseg("segment", "--model", model, *flags, stdin=stdin), "give tags")
+
+    untagged = tmp_path / "plain.qseg"
+    trained = qseg("train", "--method", "features", "--queries", queries, "--gold", gold,
+                   *flags, "--out", untagged)  # fmt: skip
+    assert "part-of-speech" not in trained.stderr.decode()
+    result = qseg("segment", "--model", untagged, *flags, "--pos", pos, stdin=stdin)
+    assert len(out(result).splitlines()) == 10
+    assert "trained without part-of-speech tags" in result.stderr.decode()

@@ -10,7 +10,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, replace
 from importlib.metadata import version
 from pathlib import Path
@@ -438,16 +438,25 @@ def _segment_with_model(args: argparse.Namespace, out: IO[str]) -> None:
     resources = Resources.load(ngrams=args.ngrams, titles=args.titles)
     model = BreakClassifier.load(args.model, feature_source(resources))
     tags = read_tags(args.pos) if args.pos else None
+    if tags is not None and not model.tagged_:
+        print(
+            f"qseg: note: the model was trained without part-of-speech tags; "
+            f"{args.pos} is not used",
+            file=sys.stderr,
+        )
+        tags = None
     source = _arg_queries(args.queries) if args.queries else _stdin_queries(args.skip_bad_lines)
     batch: list[tuple[str | None, str]] = []
+    seen = untagged = 0
 
     def flush() -> None:
+        nonlocal seen, untagged
         words = [normalize(text) for _, text in batch]
-        query_tags = (
-            [aligned_tags(w, tags.get(i or "")) for w, (i, _) in zip(words, batch, strict=True)]
-            if tags is not None
-            else None
-        )
+        query_tags = None
+        if tags is not None:
+            query_tags = _query_tags(tags, [i or "" for i, _ in batch], words)
+            seen += len(batch)
+            untagged += sum(t is None for t in query_tags)
         for (ident, _), seg in zip(batch, model.predict(words, query_tags), strict=True):
             prefix = "" if ident is None else f"{ident}\t"
             if args.format == "json":
@@ -463,6 +472,26 @@ def _segment_with_model(args: argparse.Namespace, out: IO[str]) -> None:
             flush()
     if batch:
         flush()
+    if tags is not None:
+        _note_untagged(untagged, seen, args.pos)
+
+
+def _query_tags(
+    tags: Mapping[str, tuple[str, ...]], ids: Sequence[str], words: Sequence[tuple[str, ...]]
+) -> list[tuple[str, ...] | None]:
+    """Each query's tags from a tag file, or ``None`` where its id is missing or the tags
+    are not one per word."""
+    return [aligned_tags(w, tags.get(i)) for i, w in zip(ids, words, strict=True)]
+
+
+def _note_untagged(untagged: int, queries: int, path: str) -> None:
+    """Say how many queries go without part-of-speech features, which cost accuracy silently."""
+    if untagged:
+        print(
+            f"qseg: note: {untagged} of {queries} queries have no part-of-speech tags in {path} "
+            "(id missing or not one tag per word); they are segmented without tag features",
+            file=sys.stderr,
+        )
 
 
 def _describe(seg: Segmentation) -> dict[str, Any]:
@@ -526,8 +555,8 @@ def _cmd_train(args: argparse.Namespace, out: IO[str]) -> None:
     words = [target_words(gold[k]) for k in ids]
     tags = None
     if args.pos:
-        tag_map = read_tags(args.pos)
-        tags = [aligned_tags(w, tag_map.get(k)) for k, w in zip(ids, words, strict=True)]
+        tags = _query_tags(read_tags(args.pos), ids, words)
+        _note_untagged(sum(t is None for t in tags), len(tags), args.pos)
     model.fit(words, [gold[k] for k in ids], tags)
     model.save(args.out)
     took = time.perf_counter() - started
