@@ -440,7 +440,7 @@ def _segment_with_model(args: argparse.Namespace, out: IO[str]) -> None:
     tags = read_tags(args.pos) if args.pos else None
     if tags is not None and not model.tagged_:
         print(
-            f"qseg: note: the model was trained without part-of-speech tags; "
+            "qseg: note: the model was trained without part-of-speech tags; "
             f"{args.pos} is not used",
             file=sys.stderr,
         )
@@ -489,7 +489,7 @@ def _note_untagged(untagged: int, queries: int, path: str) -> None:
     if untagged:
         print(
             f"qseg: note: {untagged} of {queries} queries have no part-of-speech tags in {path} "
-            "(id missing or not one tag per word); they are segmented without tag features",
+            "(id missing or not one tag per word); they go without tag features",
             file=sys.stderr,
         )
 
