@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -485,11 +486,20 @@ def test_word_vectors(write):
         train_word_vectors(write("empty.txt", "\n"))
 
 
+def _webis_flags() -> list[str | Path]:
+    """The resource flags of the README's Webis commands."""
+    data = "data/webis-qsec-10-training-set-"
+    return [
+        "--ngrams",
+        webis_file(data + "n-gram-web-frequencies-google.txt"),
+        "--titles",
+        webis_file(data + "n-gram-wikipedia-titles.txt"),
+    ]
+
+
 def test_cli_train_and_segment(tmp_path, write):
     gold_path = webis_file("webis-qsec-10-training-set-segmentations-crowdsourced.txt")
-    data = "data/webis-qsec-10-training-set-"
-    flags = ["--ngrams", webis_file(data + "n-gram-web-frequencies-google.txt")]
-    flags += ["--titles", webis_file(data + "n-gram-wikipedia-titles.txt")]
+    flags = _webis_flags()
     queries = webis_file("webis-qsec-10-training-set-queries.txt").read_text().splitlines()
     train = write("train.txt", "\n".join(queries[:300]) + "\n")
     model = tmp_path / "m.qseg"
@@ -507,6 +517,7 @@ def test_cli_train_and_segment(tmp_path, write):
     )
     assert result.returncode == 0, result.stderr.decode()
     assert "trained features on 300 queries" in result.stderr.decode()
+    assert "part-of-speech" not in result.stderr.decode()
     text = out(qseg("segment", "--model", model, *flags, stdin="\n".join(queries[300:310]) + "\n"))
     lines = text.splitlines()
     assert len(lines) == 10
@@ -519,14 +530,16 @@ def test_cli_train_and_segment(tmp_path, write):
         "--corpus",
     )
     assert_one_line_error(qseg("segment", "--model", write("x.qseg", "nope"), "a b"), "x.qseg")
+    pos = webis_file("data/webis-qsec-10-training-set-queries-pos-tagged.txt")
+    tagged = qseg("segment", "--model", model, *flags, "--pos", pos, stdin=queries[300] + "\n")
+    assert out(tagged) == text.splitlines()[0] + "\n"
+    assert "trained without part-of-speech tags" in tagged.stderr.decode()
 
 
 def test_cli_part_of_speech_tags(tmp_path, write):
     """`--pos` trains on tags and segments with them, and says which queries went without."""
-    data = "data/webis-qsec-10-training-set-"
-    flags = ["--ngrams", webis_file(data + "n-gram-web-frequencies-google.txt")]
-    flags += ["--titles", webis_file(data + "n-gram-wikipedia-titles.txt")]
-    pos = webis_file(data + "queries-pos-tagged.txt")
+    flags = _webis_flags()
+    pos = webis_file("data/webis-qsec-10-training-set-queries-pos-tagged.txt")
     lines = webis_file("webis-qsec-10-training-set-queries.txt").read_text().splitlines()
     tags = read_tags(pos)
     rows = [line.split("\t") for line in lines[:300]]
@@ -548,11 +561,3 @@ def test_cli_part_of_speech_tags(tmp_path, write):
     assert len(out(result).splitlines()) == 10
     assert "2 of 10 queries have no part-of-speech tags" in result.stderr.decode()
     assert_one_line_error(qseg("segment", "--model", model, *flags, stdin=stdin), "give tags")
-
-    untagged = tmp_path / "plain.qseg"
-    trained = qseg("train", "--method", "features", "--queries", queries, "--gold", gold,
-                   *flags, "--out", untagged)  # fmt: skip
-    assert "part-of-speech" not in trained.stderr.decode()
-    result = qseg("segment", "--model", untagged, *flags, "--pos", pos, stdin=stdin)
-    assert len(out(result).splitlines()) == 10
-    assert "trained without part-of-speech tags" in result.stderr.decode()

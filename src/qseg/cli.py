@@ -447,16 +447,13 @@ def _segment_with_model(args: argparse.Namespace, out: IO[str]) -> None:
         tags = None
     source = _arg_queries(args.queries) if args.queries else _stdin_queries(args.skip_bad_lines)
     batch: list[tuple[str | None, str]] = []
-    seen = untagged = 0
 
-    def flush() -> None:
-        nonlocal seen, untagged
+    def flush() -> int:
+        """Segment and write the batch; return how many of its queries had no tags."""
         words = [normalize(text) for _, text in batch]
         query_tags = None
         if tags is not None:
             query_tags = _query_tags(tags, [i or "" for i, _ in batch], words)
-            seen += len(batch)
-            untagged += sum(t is None for t in query_tags)
         for (ident, _), seg in zip(batch, model.predict(words, query_tags), strict=True):
             prefix = "" if ident is None else f"{ident}\t"
             if args.format == "json":
@@ -465,15 +462,18 @@ def _segment_with_model(args: argparse.Namespace, out: IO[str]) -> None:
             else:
                 out.write(f"{prefix}{_render(seg, args.format)}\n")
         batch.clear()
+        return 0 if query_tags is None else sum(t is None for t in query_tags)
 
+    queries = untagged = 0
     for item in source:
         batch.append(item)
+        queries += 1
         if len(batch) == 4096:
-            flush()
+            untagged += flush()
     if batch:
-        flush()
+        untagged += flush()
     if tags is not None:
-        _note_untagged(untagged, seen, args.pos)
+        _note_untagged(untagged, queries, args.pos)
 
 
 def _query_tags(
