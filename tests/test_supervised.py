@@ -294,8 +294,14 @@ def words_of(refs):
 def test_fit_save_load_round_trip(webis, tmp_path):
     gold, source = webis
     ids = list(gold)
-    model = small(source).fit(words_of(gold[i] for i in ids[:300]), [gold[i] for i in ids[:300]])
+    stages = []
+    model = small(source).fit(
+        words_of(gold[i] for i in ids[:300]), [gold[i] for i in ids[:300]], progress=stages.append
+    )
     assert model.get_params()["decoder"] == "joint" and model.joint_ is not None
+    assert stages == model.training_stages()
+    assert stages[:3] == ["features", "gap model", "inner fold 1/3"]
+    assert stages[-4:] == ["inner fold 3/3", "candidates", "joint scorer", "vote ranker"]
     test = words_of(gold[i] for i in ids[300:])
     path = tmp_path / "m.qseg"
     model.save(path)
@@ -315,7 +321,11 @@ def test_logreg_and_independent(webis):
     gold, source = webis
     ids = list(gold)
     model = small(source, classifier="logreg", decoder="independent", lexicon=False)
-    model.fit(words_of(gold[i] for i in ids[:300]), [gold[i] for i in ids[:300]])
+    stages = []
+    model.fit(
+        words_of(gold[i] for i in ids[:300]), [gold[i] for i in ids[:300]], progress=stages.append
+    )
+    assert stages == model.training_stages() == ["features", "gap model"]
     p = model.break_probabilities(words_of(gold[i] for i in ids[300:]))
     seg = model.predict(words_of(gold[i] for i in ids[300:]))
     assert all(s.breaks == tuple(int(v > 0.5) for v in q) for s, q in zip(seg, p, strict=True))
@@ -518,6 +528,7 @@ def test_cli_train_and_segment(tmp_path, write):
     assert result.returncode == 0, result.stderr.decode()
     assert "trained features on 300 queries" in result.stderr.decode()
     assert "part-of-speech" not in result.stderr.decode()
+    assert "training features:" in result.stderr.decode()  # the progress bar
     text = out(qseg("segment", "--model", model, *flags, stdin="\n".join(queries[300:310]) + "\n"))
     lines = text.splitlines()
     assert len(lines) == 10
@@ -549,8 +560,9 @@ def test_cli_part_of_speech_tags(tmp_path, write):
     gold = webis_file("webis-qsec-10-training-set-segmentations-crowdsourced.txt")
     queries = write("train.txt", "\n".join(lines[:300]) + "\n")
     trained = qseg("train", "--method", "features", "--queries", queries, "--gold", gold,
-                   *flags, "--pos", pos, "--out", model)  # fmt: skip
+                   *flags, "--pos", pos, "--out", model, "--quiet")  # fmt: skip
     assert trained.returncode == 0, trained.stderr.decode()
+    assert "training features:" not in trained.stderr.decode()
     assert f"{misaligned} of 300 queries have no part-of-speech tags" in trained.stderr.decode()
 
     # two queries whose ids the tag file does not hold

@@ -164,6 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     train.add_argument("--jobs", type=int, default=1, help="threads for XGBoost (default 1)")
     train.add_argument("--out", required=True, metavar="MODEL", help="model file to write")
+    train.add_argument("--quiet", action="store_true", help="no progress bar")
     train.set_defaults(run=_cmd_train)
 
     tune = commands.add_parser("tune", help="tune a method's parameters on references")
@@ -557,7 +558,14 @@ def _cmd_train(args: argparse.Namespace, out: IO[str]) -> None:
     if args.pos:
         tags = _query_tags(read_tags(args.pos), ids, words)
         _note_untagged(sum(t is None for t in tags), len(tags), args.pos)
-    model.fit(words, [gold[k] for k in ids], tags)
+    stages = model.training_stages()
+    with progress_bar(args.quiet, "stage", f"training {args.method}", len(stages), False) as bar:
+
+        def done(stage: str) -> None:
+            bar.set_postfix_str(stage, refresh=False)
+            bar.update(1)
+
+        model.fit(words, [gold[k] for k in ids], tags, progress=done)
     model.save(args.out)
     took = time.perf_counter() - started
     print(

@@ -9,14 +9,17 @@ from typing import Any
 
 
 @contextmanager
-def progress_bar(quiet: bool, unit: str, desc: str, total: int | None = None) -> Iterator[Any]:
-    """A tqdm bar whose ``update(n)`` advances it; it disappears when done."""
+def progress_bar(
+    quiet: bool, unit: str, desc: str, total: int | None = None, scale: bool = True
+) -> Iterator[Any]:
+    """A tqdm bar whose ``update(n)`` advances it; it disappears when done. ``scale`` writes
+    large counts as 1.2k, 3.4M (off for a handful of steps)."""
     from tqdm import tqdm
 
     with tqdm(
         total=total,
         unit=unit,
-        unit_scale=True,
+        unit_scale=scale,
         desc=desc,
         disable=quiet,
         file=sys.stderr,

@@ -23,7 +23,7 @@ import io
 import json
 import zipfile
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Any
@@ -337,13 +337,25 @@ class BreakClassifier(BaseEstimator):
 
     # -- fit -----------------------------------------------------------------------------
 
+    def training_stages(self) -> list[str]:
+        """The stages :meth:`fit` goes through, in order (what it reports to ``progress``)."""
+        stages = ["features", "gap model"]
+        if self.decoder == "joint":
+            stages += [f"inner fold {k}/{self.inner_folds}" for k in range(1, self.inner_folds + 1)]
+            stages += ["candidates", "joint scorer"] + (["vote ranker"] if self.rank_votes else [])
+        return stages
+
     def fit(
         self,
         queries: Sequence[str | Sequence[str]],
         y: Sequence[Target],
         tags: Sequence[Sequence[str] | None] | None = None,
+        *,
+        progress: Callable[[str], None] | None = None,
     ) -> BreakClassifier:
-        """Learn from queries and their segmentations (or their annotators' votes)."""
+        """Learn from queries and their segmentations (or their annotators' votes);
+        ``progress`` is called with the name of each of :meth:`training_stages` as it ends
+        (the joint ones are skipped when no query has 2 to 12 words)."""
         from sklearn.model_selection import KFold
 
         self._check_params()
@@ -384,12 +396,15 @@ class BreakClassifier(BaseEstimator):
             x = np.hstack([base, lex])
         self.n_features_in_ = x.shape[1]
         self.tagged_ = tags is not None and any(t is not None for t in tags)
+        done = progress or (lambda stage: None)
+        done("features")
         self.gap_model_ = self._gap_model(x, rates, 0)
+        done("gap model")
         self.joint_ = self.ranker_ = None
         self.phrases_: dict[str, float] = {}
         if self.decoder == "joint":
             assert tables is not None
-            self._fit_joint(words, tags, dists, x, rates, query_of_gap, tables, folds)
+            self._fit_joint(words, tags, dists, x, rates, query_of_gap, tables, folds, done)
         return self
 
     def _fit_joint(
@@ -402,6 +417,7 @@ class BreakClassifier(BaseEstimator):
         query_of_gap: np.ndarray,
         tables: SpanTables,
         folds: Sequence[tuple[np.ndarray, np.ndarray]],
+        done: Callable[[str], None],
     ) -> None:
         import xgboost as xgb
 
@@ -413,6 +429,7 @@ class BreakClassifier(BaseEstimator):
             rates_of = _phrase_rates([words[i] for i in train], [dists[i] for i in train])
             for i in held:
                 phrases[i] = rates_of
+            done(f"inner fold {fold}/{len(folds)}")
         per_query = _per_query(p, words)
         chosen = [i for i, w in enumerate(words) if 2 <= len(w) <= MAX_JOINT_WORDS]
         if not chosen:
@@ -427,6 +444,7 @@ class BreakClassifier(BaseEstimator):
         targets = [joint_target(len(words[i]), dists[i], self.agreement_weight) for i in chosen]
         bounds = np.r_[0, np.cumsum([len(t) for t in targets])]
         rows = np.vstack(blocks)
+        done("candidates")
         params = {
             "max_depth": self.max_depth,
             "eta": self.learning_rate,
@@ -439,6 +457,7 @@ class BreakClassifier(BaseEstimator):
         self.joint_ = xgb.train(
             {**params, "base_score": 0.0}, xgb.DMatrix(rows), self.n_estimators, obj=objective
         )
+        done("joint scorer")
         if self.rank_votes:
             grades = np.concatenate([vote_grades(len(words[i]), dists[i]) for i in chosen])
             query = np.repeat(np.arange(len(chosen)), np.diff(bounds))
@@ -449,6 +468,7 @@ class BreakClassifier(BaseEstimator):
             }
             ranked = xgb.DMatrix(rows, label=grades, qid=query)
             self.ranker_ = xgb.train({**params, **ranking}, ranked, self.n_estimators)
+            done("vote ranker")
         self.phrases_ = _phrase_rates(words, dists)
 
     # -- predict -------------------------------------------------------------------------
