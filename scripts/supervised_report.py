@@ -12,9 +12,11 @@ domains, with the built-in counts and titles.
 from __future__ import annotations
 
 import argparse
+import platform
 import textwrap
 import time
 from collections.abc import Callable, Mapping, Sequence
+from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
@@ -125,6 +127,12 @@ def goal_sentence(
         "about what a model that knew every query's vote shares would score.",
         width=96,
     )
+
+
+def library_versions() -> str:
+    """The releases that shape the figures: the trees, the folds, the word vectors."""
+    names = ("numpy", "scikit-learn", "xgboost-cpu", "gensim")
+    return ", ".join([f"Python {platform.python_version()}", *(f"{n} {version(n)}" for n in names)])
 
 
 SHARES = (0.25, 0.5, 0.75, 1.0)
@@ -312,6 +320,7 @@ def main() -> None:
         cross=cross_table,
         tuned=f"`{tuned}`",
         timings=timing_table,
+        versions=library_versions(),
     )
     with atomic_write(args.out) as out:
         out.write(text)
@@ -322,6 +331,11 @@ TEMPLATE = """# Supervised segmenters on Webis-QSeC-10 and QueryNER
 
 Produced by `python scripts/supervised_report.py` (seed 0). Break = break accuracy, query =
 query accuracy (paper 003's matching metrics, `qseg evaluate`).
+
+Library releases of this run: {versions}. Word vectors (the built-in name vectors, trained once
+into the cache, and those trained on the n-gram file) come out of gensim slightly different
+under other releases; the rows that use them then move by up to a few tenths of a point on a
+fold split, the rows without them do not.
 
 ## Webis-QSeC-10: 5-fold cross-validation over the 3,848 queries
 
@@ -357,8 +371,8 @@ split 0, `cross_validate(..., train_share=...)`; the 100% row is the first table
 {curve}
 
 Joint decoding (trained with a listwise softmax over all segmentations of a query; when
-segmenting, the {candidates} candidates the gap classifier finds most probable are scored) adds
-about two points of query accuracy over deciding each gap alone (`features` rows). Its training
+segmenting, the {candidates} candidates the gap classifier finds most probable are scored)
+decides the whole query at once, where the `features` rows decide each gap alone. Its training
 target gives half of each query's weight to the annotators' votes and half to a softmax of
 every segmentation's expected break agreement with them (`qseg.segmenters.joint.joint_target`),
 so a segmentation one gap away from the annotators' counts for something; `joint, votes only`

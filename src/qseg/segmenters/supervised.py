@@ -224,13 +224,13 @@ class BreakClassifier(BaseEstimator):
     vectors. ``inner_folds`` splits the training queries for the out-of-fold lexicon and the
     gap probabilities the joint decoder learns from. The joint decoder is trained on every
     segmentation of a query but, when segmenting, scores only the ``max_candidates`` most
-    probable under the gap classifier (4 lose nothing on Webis-QSeC-10: 0.8473 break
-    accuracy over five fold splits against 0.8469 with 8, and segment 15% faster);
+    probable under the gap classifier (4 lost nothing on Webis-QSeC-10 when measured: 0.8473
+    break accuracy over five fold splits against 0.8469 with 8, and segment 15% faster);
     ``agreement_weight`` is the share of its training target that rewards segmentations for
     each gap they share with the annotators' (:func:`.joint.joint_target`);
     ``rank_votes`` adds a LambdaMART scorer that ranks the candidates by their votes
-    (:func:`.joint.vote_grades`; on Webis-QSeC-10 it adds 0.7 points of query accuracy, see
-    docs/supervised.md). Fitted state ends in ``_``.
+    (:func:`.joint.vote_grades`; on Webis-QSeC-10 it adds 0.4 to 0.7 points of query
+    accuracy over five fold splits, see docs/supervised.md). Fitted state ends in ``_``.
     """
 
     def __init__(
