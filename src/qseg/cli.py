@@ -559,7 +559,8 @@ def _cmd_train(args: argparse.Namespace, out: IO[str]) -> None:
         tags = _query_tags(read_tags(args.pos), ids, words)
         _note_untagged(sum(t is None for t in tags), len(tags), args.pos)
     stages = model.training_stages()
-    with progress_bar(args.quiet, "stage", f"training {args.method}", len(stages), False) as bar:
+    desc = f"training {args.method}"
+    with progress_bar(args.quiet, "stage", desc, len(stages), scale=False) as bar:
 
         def done(stage: str) -> None:
             bar.set_postfix_str(stage, refresh=False)

@@ -122,7 +122,7 @@ def joint_target(
     (sharpness :data:`AGREEMENT_SHARPNESS`). On Webis-QSeC-10 half of it and none of it score
     within the fold-split noise of each other (docs/supervised.md, `joint` against `joint,
     votes only`: 0.1 points apart in break accuracy, on one side or the other with the name
-    vectors of different gensim releases).
+    vectors of two installs).
     """
     bits = candidate_bits(n)
     shares = np.zeros(len(bits))
