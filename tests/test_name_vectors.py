@@ -70,6 +70,12 @@ def test_name_vectors_are_trained_once_and_cached(fake_names, monkeypatch):
     assert retrained.vocabulary == vectors.vocabulary
     np.testing.assert_array_equal(retrained.vectors, vectors.vectors)
 
+    monkeypatch.setitem(default.NAME_VECTORS, "seed", 1)  # other settings: another file
+    default.default_name_vectors.cache_clear()
+    reseeded = default.default_name_vectors()
+    assert not np.array_equal(reseeded.vectors, vectors.vectors)
+    assert sorted(p.name.endswith("-seed1.npz") for p in fake_names.iterdir()) == [False, True]
+
 
 def test_word_vectors_round_trip_and_errors():
     vectors = WordVectors(("new", "york"), np.arange(6, dtype=np.float16).reshape(2, 3))

