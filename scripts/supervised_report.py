@@ -332,10 +332,11 @@ TEMPLATE = """# Supervised segmenters on Webis-QSeC-10 and QueryNER
 Produced by `python scripts/supervised_report.py` (seed 0). Break = break accuracy, query =
 query accuracy (paper 003's matching metrics, `qseg evaluate`).
 
-Library releases of this run: {versions}. Word vectors (the built-in name vectors, trained once
-into the cache, and those trained on the n-gram file) come out of gensim slightly different
-under other releases; the rows that use them then move by up to a few tenths of a point on a
-fold split, the rows without them do not.
+Library releases of this run: {versions}. The run started from an empty cache, so the
+built-in name vectors were trained anew (they come out byte for byte the same on every such
+run). Vectors that another install left in the cache can differ, and then the rows that use
+word vectors move by up to a few tenths of a point on a fold split; the rows without them do
+not.
 
 ## Webis-QSeC-10: 5-fold cross-validation over the 3,848 queries
 

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import platform
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -494,6 +498,38 @@ def test_word_vectors(write):
         train_word_vectors(write("bad.txt", "a b\tmany\n"))
     with pytest.raises(InputError, match="no words"):
         train_word_vectors(write("empty.txt", "\n"))
+
+
+def _vectors_under(kernels: str, corpus: Path, trainer: str) -> bytes:
+    """The vectors ``trainer`` (a function of qseg.segmenters.embeddings) makes of ``corpus``
+    in a fresh process whose OpenBLAS picked the ``kernels`` of another CPU."""
+    code = (
+        "import sys; from qseg.segmenters import embeddings as e; "
+        f"v = e.{trainer}(sys.argv[1], "
+        "dict(dimensions=32, window=2, epochs=2, min_count=1, seed=0)); "
+        "sys.stdout.buffer.write(v.to_bytes())"
+    )
+    if trainer == "train_word_vectors":
+        code = code.replace(", dict(", ", **dict(")
+    env = {**os.environ, "OPENBLAS_CORETYPE": kernels}
+    return subprocess.run(
+        [sys.executable, "-c", code, str(corpus)], env=env, capture_output=True, check=True
+    ).stdout
+
+
+def test_word_vectors_do_not_depend_on_the_cpu_kernels(write):
+    if platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("the OpenBLAS kernel names here are x86-64 ones")
+    # two kernel choices that any x86-64 CPU with AVX runs stand in for two machines
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(300)]
+    corpus = write("c.txt", "".join(" ".join(rng.choice(words, 5)) + "\n" for _ in range(4000)))
+    # gensim trained in the process itself follows the kernels ...
+    plain = {k: _vectors_under(k, corpus, "train_here") for k in ("Sandybridge", "Prescott")}
+    assert plain["Sandybridge"] != plain["Prescott"]
+    # ... train_word_vectors does not: it always trains with the baseline kernels
+    fixed = {k: _vectors_under(k, corpus, "train_word_vectors") for k in ("Sandybridge", "Haswell")}
+    assert fixed["Sandybridge"] == fixed["Haswell"] == plain["Prescott"]
 
 
 def _webis_flags() -> list[str | Path]:

@@ -230,10 +230,11 @@ def default_name_vectors() -> WordVectors | None:
     or the words of place names, get close vectors."""
     from gensim import __version__ as gensim_version
 
-    from qseg.segmenters.embeddings import WordVectors, train_word_vectors
+    from qseg.segmenters.embeddings import BLAS_CORE, WordVectors, train_word_vectors
 
     # the settings name the cache file, so vectors trained otherwise are never reused
     settings = "-".join(f"{key}{value}" for key, value in NAME_VECTORS.items())
+    settings += f"-openblas{BLAS_CORE}"
 
     def load(path: Path) -> WordVectors | None:
         try:

@@ -12,15 +12,22 @@ model files that carry them, for the same cross-validated accuracy (0.8447 again
 from __future__ import annotations
 
 import io
+import json
 import math
+import os
+import subprocess
+import sys
+import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-from qseg.errors import InputError
+from qseg.errors import InputError, QsegError
 from qseg.fileio import StrPath, read_lines
 from qseg.query import words_of
+from qseg.segmenters import _word2vec
 
 
 @dataclass(frozen=True)
@@ -96,6 +103,13 @@ class _Sentences:
                 yield words
 
 
+BLAS_CORE = "Prescott"
+"""The OpenBLAS kernels word2vec is trained with: the baseline x86-64 ones, which every such CPU
+runs. gensim's word2vec adds up with BLAS, and OpenBLAS otherwise picks the kernels of the CPU
+it finds (AVX-512, AVX2, ...), whose sums round differently: the same corpus and seed gave other
+vectors, and other cross-validated figures, on another machine."""
+
+
 def train_word_vectors(
     corpus: StrPath,
     *,
@@ -107,22 +121,46 @@ def train_word_vectors(
 ) -> WordVectors:
     """Skip-gram word2vec on ``corpus`` (paper 002 trains word2vec with a window of 2-3).
 
-    One worker thread, so the vectors are the same on every run with the same seed.
+    Trained in a child process on one worker thread with the :data:`BLAS_CORE` kernels, so the
+    vectors are the same on every run with the same seed, on any x86-64 machine (OpenBLAS reads
+    its kernel choice only when it loads, hence the child).
     """
-    from gensim.models import Word2Vec
-
     sentences = _Sentences(corpus)
     if next(iter(sentences), None) is None:
         raise InputError(str(corpus), None, "the embedding corpus has no words")
+    settings = {"dimensions": dimensions, "window": window, "epochs": epochs}
+    settings |= {"min_count": min_count, "seed": seed}
+    with tempfile.TemporaryDirectory(prefix="qseg-word2vec-") as folder:
+        out = Path(folder) / "vectors.npz"
+        done = subprocess.run(
+            [sys.executable, "-m", "qseg.segmenters._word2vec", str(corpus), str(out)],
+            input=json.dumps(settings),
+            capture_output=True,
+            text=True,
+            env={**os.environ, "OPENBLAS_CORETYPE": BLAS_CORE},
+            check=False,
+        )
+        if done.returncode == _word2vec.INPUT_ERROR:
+            raise InputError(**json.loads(done.stdout))
+        if done.returncode != 0:
+            last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+            raise QsegError(f"training word vectors on {corpus} failed: {last}")
+        return WordVectors.from_bytes(out.read_bytes())
+
+
+def train_here(corpus: StrPath, settings: dict[str, int]) -> WordVectors:
+    """What :func:`train_word_vectors` runs in its child process."""
+    from gensim.models import Word2Vec
+
     model = Word2Vec(
-        sentences,
-        vector_size=dimensions,
-        window=window,
-        min_count=min_count,
+        _Sentences(corpus),
+        vector_size=settings["dimensions"],
+        window=settings["window"],
+        min_count=settings["min_count"],
         sg=1,
         workers=1,
-        epochs=epochs,
-        seed=seed,
+        epochs=settings["epochs"],
+        seed=settings["seed"],
     )
     vocabulary = tuple(model.wv.index_to_key)
     return WordVectors(vocabulary, np.asarray(model.wv.vectors, dtype=np.float32))
