@@ -130,8 +130,9 @@ def goal_sentence(
 
 
 def library_versions() -> str:
-    """The releases that shape the figures: the trees, the folds, the word vectors."""
-    names = ("numpy", "scikit-learn", "xgboost-cpu", "gensim")
+    """The releases that shape the figures: the trees, the folds, the word vectors (gensim
+    sums with scipy's BLAS)."""
+    names = ("numpy", "scipy", "scikit-learn", "xgboost-cpu", "gensim")
     return ", ".join([f"Python {platform.python_version()}", *(f"{n} {version(n)}" for n in names)])
 
 
@@ -332,11 +333,12 @@ TEMPLATE = """# Supervised segmenters on Webis-QSeC-10 and QueryNER
 Produced by `python scripts/supervised_report.py` (seed 0). Break = break accuracy, query =
 query accuracy (paper 003's matching metrics, `qseg evaluate`).
 
-Library releases of this run: {versions}. The run started from an empty cache, so the
-built-in name vectors were trained anew (they come out byte for byte the same on every such
-run). Vectors that another install left in the cache can differ, and then the rows that use
-word vectors move by up to a few tenths of a point on a fold split; the rows without them do
-not.
+Library releases of this run: {versions}. Word vectors (the built-in name vectors and those
+trained on the n-gram file) are trained with OpenBLAS's baseline x86-64 kernels, so these
+releases give the same vectors, and the same figures, on any x86-64 machine. Other releases of
+gensim, numpy or scipy may train other vectors; the rows that use them would then move by a few
+tenths of a point on a fold split, as they did between two machines before the kernels were
+fixed (the rows without word vectors do not).
 
 ## Webis-QSeC-10: 5-fold cross-validation over the 3,848 queries
 
