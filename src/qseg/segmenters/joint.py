@@ -121,8 +121,8 @@ def joint_target(
     goes to a softmax of each candidate's expected break agreement with the annotators
     (sharpness :data:`AGREEMENT_SHARPNESS`). On Webis-QSeC-10 half of it and none of it score
     within the fold-split noise of each other (docs/supervised.md, `joint` against `joint,
-    votes only`: 0.1 points apart in break accuracy, on one side or the other with the name
-    vectors of two installs).
+    votes only`: within 0.1 points in break accuracy, on one side or the other with the name
+    vectors of two machines).
     """
     bits = candidate_bits(n)
     shares = np.zeros(len(bits))
