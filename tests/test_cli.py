@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -12,13 +13,17 @@ from conftest import webis_file
 COUNTS = "new york\t100\nyork yankees\t10\nnew york yankees\t1\nyankees tickets\t2\n"
 
 
-def qseg(*args, stdin: bytes | str = b"") -> subprocess.CompletedProcess:
+def qseg(
+    *args, stdin: bytes | str = b"", env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """``env`` adds to (or overrides) this process's environment."""
     data = stdin.encode() if isinstance(stdin, str) else stdin
     return subprocess.run(
         [sys.executable, "-m", "qseg", *map(str, args)],
         input=data,
         capture_output=True,
         timeout=120,
+        env=None if env is None else os.environ | env,
     )
 
 

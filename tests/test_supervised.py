@@ -576,7 +576,16 @@ def test_cli_train_and_segment(tmp_path, write):
         qseg("train", "--method", "embeddings", "--gold", gold_path, *flags, "--out", model),
         "--corpus",
     )
-    assert_one_line_error(qseg("segment", "--model", write("x.qseg", "nope"), "a b"), "x.qseg")
+    # A wrong model file is refused before the built-in resources are built (into an empty
+    # cache here), so the error is the only line and nothing is left in the cache.
+    empty_cache = tmp_path / "empty-cache"
+    empty_cache.mkdir()
+    junk = qseg("segment", "--model", write("x.qseg", "nope"), "a b",
+                env={"QSEG_CACHE": str(empty_cache)})  # fmt: skip
+    assert_one_line_error(junk, "x.qseg", "not a readable model file")
+    assert not any(empty_cache.iterdir())
+    assert_one_line_error(qseg("segment", "--model", tmp_path / "none.qseg", "a b"),
+                          "none.qseg", "No such file")  # fmt: skip
     pos = webis_file("data/webis-qsec-10-training-set-queries-pos-tagged.txt")
     tagged = qseg("segment", "--model", model, *flags, "--pos", pos, stdin=queries[300] + "\n")
     assert out(tagged) == text.splitlines()[0] + "\n"

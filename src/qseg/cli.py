@@ -436,6 +436,7 @@ def _segment_with_model(args: argparse.Namespace, out: IO[str]) -> None:
         raise QsegError(
             "--model replaces --method; --k, --cache, --unigrams, --bigrams do not apply"
         )
+    BreakClassifier.check_file(args.model)  # before building any resources
     resources = Resources.load(ngrams=args.ngrams, titles=args.titles)
     model = BreakClassifier.load(args.model, feature_source(resources))
     tags = read_tags(args.pos) if args.pos else None

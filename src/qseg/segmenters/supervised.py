@@ -24,6 +24,7 @@ import json
 import zipfile
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Any
@@ -572,52 +573,66 @@ class BreakClassifier(BaseEstimator):
                 zf.writestr("vectors.npz", self.embeddings.to_bytes())
         atomic_write_bytes(path, buffer.getvalue())
 
+    @staticmethod
+    def check_file(path: StrPath) -> None:
+        """Raise :class:`ModelError` unless ``path`` is a model this qseg reads. It reads the
+        header alone, so a command can refuse a wrong file before it builds resources."""
+        with _model_file(path):
+            pass
+
     @classmethod
     def load(cls, path: StrPath, source: FeatureSource | None = None) -> BreakClassifier:
         """A model saved by :meth:`save`; ``source`` gives the counts and titles again (and
         the built-in name statistics fill in for names it lacks)."""
-        try:
-            with zipfile.ZipFile(path) as zf:
-                meta = json.loads(zf.read("meta.json"))
-                if meta.get("format") != FORMAT:
-                    raise ModelError(f"{path}: not a qseg break classifier")
-                if meta.get("version") != FORMAT_VERSION:
-                    raise ModelError(
-                        f"{path}: model format version {meta.get('version')}; this qseg reads "
-                        f"version {FORMAT_VERSION} (retrain with `qseg train`)"
-                    )
-                embeddings = None
-                if meta["embeddings"]:
-                    embeddings = WordVectors.from_bytes(zf.read("vectors.npz"))
-                model = cls(source, embeddings=embeddings, **meta["params"])
-                raw = zf.read("gap_model.bin")
-                gap: _Trees | _Linear = (
-                    _Linear.from_bytes(raw)
-                    if meta["gap_model"] == "logreg"
-                    else _Trees.from_bytes(raw)
-                )
-                model.gap_model_ = gap
-                if model.lexicon:
-                    model.lexicon_ = _Lexicon.from_json(json.loads(zf.read("lexicon.json")))
-                model.joint_ = model.ranker_ = None
-                model.phrases_ = {}
-                if "joint.ubj" in zf.namelist():
-                    model.joint_ = _booster(zf.read("joint.ubj"))
-                    model.phrases_ = json.loads(zf.read("phrases.json"))
-                if "ranker.ubj" in zf.namelist():
-                    model.ranker_ = _booster(zf.read("ranker.ubj"))
-        except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, ValueError) as exc:
-            raise ModelError(f"{path}: not a readable model file ({exc})") from None
-        except OSError as exc:
-            raise ModelError(f"{path}: cannot read the model file ({exc.strerror})") from None
-        model.tagged_ = bool(meta["tagged"])
-        if meta["titles"] and (source is None or source.titles is None):
+        with _model_file(path) as (zf, meta):
+            embeddings = None
+            if meta["embeddings"]:
+                embeddings = WordVectors.from_bytes(zf.read("vectors.npz"))
+            model = cls(source, embeddings=embeddings, **meta["params"])
+            raw = zf.read("gap_model.bin")
+            gap: _Trees | _Linear = (
+                _Linear.from_bytes(raw) if meta["gap_model"] == "logreg" else _Trees.from_bytes(raw)
+            )
+            model.gap_model_ = gap
+            if model.lexicon:
+                model.lexicon_ = _Lexicon.from_json(json.loads(zf.read("lexicon.json")))
+            model.joint_ = model.ranker_ = None
+            model.phrases_ = {}
+            if "joint.ubj" in zf.namelist():
+                model.joint_ = _booster(zf.read("joint.ubj"))
+                model.phrases_ = json.loads(zf.read("phrases.json"))
+            if "ranker.ubj" in zf.namelist():
+                model.ranker_ = _booster(zf.read("ranker.ubj"))
+            model.tagged_ = bool(meta["tagged"])
+            trained_with_titles = bool(meta["titles"])
+        if trained_with_titles and (source is None or source.titles is None):
             raise ModelError(f"{path}: the model was trained with Wikipedia titles; give them")
         if model._needs_source and source is None:
             raise ModelError(f"{path}: the model needs the n-gram counts it was trained with")
         if model.name_statistics and source is not None and source.names is None:
             model.source = replace(source, names=require_name_counts())
         return model
+
+
+@contextmanager
+def _model_file(path: StrPath) -> Iterator[tuple[zipfile.ZipFile, dict[str, Any]]]:
+    """The open model file and its checked header; any read or format error becomes a
+    :class:`ModelError` naming the file."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            meta = json.loads(zf.read("meta.json"))
+            if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+                raise ModelError(f"{path}: not a qseg break classifier")
+            if meta.get("version") != FORMAT_VERSION:
+                raise ModelError(
+                    f"{path}: model format version {meta.get('version')}; this qseg reads "
+                    f"version {FORMAT_VERSION} (retrain with `qseg train`)"
+                )
+            yield zf, meta
+    except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, ValueError) as exc:
+        raise ModelError(f"{path}: not a readable model file ({exc})") from None
+    except OSError as exc:
+        raise ModelError(f"{path}: cannot read the model file ({exc.strerror})") from None
 
 
 def _booster(raw: bytes) -> Any:
