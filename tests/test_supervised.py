@@ -503,14 +503,15 @@ def test_word_vectors(write):
 def _vectors_under(kernels: str, corpus: Path, trainer: str) -> bytes:
     """The vectors ``trainer`` (a function of qseg.segmenters.embeddings) makes of ``corpus``
     in a fresh process whose OpenBLAS picked the ``kernels`` of another CPU."""
+    settings = "dict(dimensions=32, window=2, epochs=2, min_count=1, seed=0)"
+    call = {
+        "train_here": f"e.train_here(sys.argv[1], {settings})",
+        "train_word_vectors": f"e.train_word_vectors(sys.argv[1], **{settings})",
+    }[trainer]
     code = (
         "import sys; from qseg.segmenters import embeddings as e; "
-        f"v = e.{trainer}(sys.argv[1], "
-        "dict(dimensions=32, window=2, epochs=2, min_count=1, seed=0)); "
-        "sys.stdout.buffer.write(v.to_bytes())"
+        f"sys.stdout.buffer.write({call}.to_bytes())"
     )
-    if trainer == "train_word_vectors":
-        code = code.replace(", dict(", ", **dict(")
     env = {**os.environ, "OPENBLAS_CORETYPE": kernels}
     return subprocess.run(
         [sys.executable, "-c", code, str(corpus)], env=env, capture_output=True, check=True

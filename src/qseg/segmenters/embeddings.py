@@ -128,8 +128,13 @@ def train_word_vectors(
     sentences = _Sentences(corpus)
     if next(iter(sentences), None) is None:
         raise InputError(str(corpus), None, "the embedding corpus has no words")
-    settings = {"dimensions": dimensions, "window": window, "epochs": epochs}
-    settings |= {"min_count": min_count, "seed": seed}
+    settings = {
+        "dimensions": dimensions,
+        "window": window,
+        "epochs": epochs,
+        "min_count": min_count,
+        "seed": seed,
+    }
     with tempfile.TemporaryDirectory(prefix="qseg-word2vec-") as folder:
         out = Path(folder) / "vectors.npz"
         done = subprocess.run(
