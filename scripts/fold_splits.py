@@ -14,15 +14,13 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _webis import load_webis_training
 
-from qseg.corpora.webis import aligned_tags, read_tags, read_votes
 from qseg.evaluation.cross_validation import cross_validate
 from qseg.evaluation.matching import evaluate
-from qseg.resources.bundle import Resources
 from qseg.segmenters.training import make_classifier
 
 ROOT = Path(__file__).resolve().parents[1]
-PREFIX = "webis-qsec-10-training-set-"
 
 
 def main() -> None:
@@ -32,16 +30,8 @@ def main() -> None:
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
-    webis = args.shared / "data" / "webis-qsec-10-training"
-    data = webis / "data"
-    votes = read_votes(webis / f"{PREFIX}segmentations-crowdsourced.txt")
-    words = {k: v[0].segmentation.words for k, v in votes.items()}
-    tag_map = read_tags(data / f"{PREFIX}queries-pos-tagged.txt")
-    tags = {k: aligned_tags(words[k], tag_map.get(k)) for k in votes}
-    resources = Resources.load(
-        ngrams=data / f"{PREFIX}n-gram-web-frequencies-google.txt",
-        titles=data / f"{PREFIX}n-gram-wikipedia-titles.txt",
-    )
+    webis = load_webis_training(args.shared)
+    votes, tags, resources = webis.votes, webis.tags, webis.resources
     scores = []
     for split in args.splits:
         started = time.perf_counter()

@@ -20,14 +20,12 @@ from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
+from _webis import PREFIX, load_webis_training
 
 from qseg.corpora.queryner import read_queryner
 from qseg.corpora.webis import (
     Reference,
-    aligned_tags,
     read_segmentations,
-    read_tags,
-    read_votes,
 )
 from qseg.evaluation.cross_validation import cross_validate
 from qseg.evaluation.matching import evaluate, majority_stability
@@ -42,7 +40,6 @@ from qseg.segmenters.training import make_classifier
 from qseg.tables import render_table
 
 ROOT = Path(__file__).resolve().parents[1]
-PREFIX = "webis-qsec-10-training-set-"
 ORIGINAL = ["stein2010j", "stein2011e", "pmi-baseline", "wt-baseline", "wt-snp-baseline"]
 ORIGINAL += ["hybrid-acc", "hybrid-ir-none-stein2011e"]
 FOLDS = 5
@@ -195,16 +192,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "supervised.md")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
-    webis = args.shared / "data" / "webis-qsec-10-training"
-    data = webis / "data"
-    votes = read_votes(webis / f"{PREFIX}segmentations-crowdsourced.txt")
-    words = {k: v[0].segmentation.words for k, v in votes.items()}
-    tag_map = read_tags(data / f"{PREFIX}queries-pos-tagged.txt")
-    tags = {k: aligned_tags(words[k], tag_map.get(k)) for k in votes}
-    ngram_file = data / f"{PREFIX}n-gram-web-frequencies-google.txt"
-    webis_res = Resources.load(
-        ngrams=ngram_file, titles=data / f"{PREFIX}n-gram-wikipedia-titles.txt"
-    )
+    training = load_webis_training(args.shared)
+    webis, votes, words, tags = training.folder, training.votes, training.words, training.tags
+    ngram_file, webis_res = training.ngram_file, training.resources
     print("training word vectors on the Webis n-gram counts file ...", flush=True)
     vectors = train_word_vectors(ngram_file, dimensions=50, seed=0)
 

@@ -400,20 +400,27 @@ class BreakClassifier(BaseEstimator):
         )
         if self.contextual:
             rows = gap_rows(require_encoder(), words)
-            probed = np.zeros((len(rates), 1), dtype=np.float32)
-            for train, held in folds:
-                inside, outside = np.isin(query_of_gap, train), np.isin(query_of_gap, held)
-                probed[outside] = BreakProbe.fit(rows[inside], rates[inside]).score(rows[outside])
+            probed = _out_of_fold(
+                folds,
+                query_of_gap,
+                1,
+                lambda inside, outside: BreakProbe.fit(rows[inside], rates[inside]).score(
+                    rows[outside]
+                ),
+            )
             self.probe_ = BreakProbe.fit(rows, rates)
             base = np.hstack([base, probed])
             done("contextual probe")
         x = base
         if self.lexicon:
-            lex = np.zeros((len(rates), len(LEXICON_FEATURES)), dtype=np.float32)
-            for train, held in folds:
-                inside, outside = np.isin(query_of_gap, train), np.isin(query_of_gap, held)
-                table = _Lexicon.learn([keys[i] for i in np.flatnonzero(inside)], rates[inside])
-                lex[outside] = table.encode([keys[i] for i in np.flatnonzero(outside)])
+            lex = _out_of_fold(
+                folds,
+                query_of_gap,
+                len(LEXICON_FEATURES),
+                lambda inside, outside: _Lexicon.learn(
+                    [keys[i] for i in np.flatnonzero(inside)], rates[inside]
+                ).encode([keys[i] for i in np.flatnonzero(outside)]),
+            )
             self.lexicon_ = _Lexicon.learn(keys, rates)
             x = np.hstack([base, lex])
         self.n_features_in_ = x.shape[1]
@@ -660,6 +667,21 @@ def _model_file(path: StrPath) -> Iterator[tuple[zipfile.ZipFile, dict[str, Any]
         raise ModelError(f"{path}: not a readable model file ({exc})") from None
     except OSError as exc:
         raise ModelError(f"{path}: cannot read the model file ({exc.strerror})") from None
+
+
+def _out_of_fold(
+    folds: Sequence[tuple[np.ndarray, np.ndarray]],
+    query_of_gap: np.ndarray,
+    width: int,
+    learn_and_apply: Callable[[np.ndarray, np.ndarray], np.ndarray],
+) -> np.ndarray:
+    """Per gap, ``width`` values from what ``learn_and_apply(inside, outside)`` learns on the
+    gaps of the other folds' queries (``inside``) and gives for the held-out ones (``outside``)."""
+    out = np.zeros((len(query_of_gap), width), dtype=np.float32)
+    for train, held in folds:
+        inside, outside = np.isin(query_of_gap, train), np.isin(query_of_gap, held)
+        out[outside] = learn_and_apply(inside, outside)
+    return out
 
 
 def _booster(raw: bytes) -> Any:
