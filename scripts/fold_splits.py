@@ -16,9 +16,11 @@ from pathlib import Path
 import numpy as np
 from _webis import load_webis_training
 
+from qseg.errors import QsegError
 from qseg.evaluation.cross_validation import cross_validate
 from qseg.evaluation.matching import evaluate
-from qseg.segmenters.training import make_classifier
+from qseg.segmenters.registry import parse_spec
+from qseg.segmenters.training import TRAINABLE, make_classifier
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,6 +32,10 @@ def main() -> None:
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
+    try:
+        parse_spec(args.spec, TRAINABLE)
+    except QsegError as error:
+        parser.error(str(error))
     webis = load_webis_training(args.shared)
     votes, tags, resources = webis.votes, webis.tags, webis.resources
     scores = []
