@@ -14,6 +14,8 @@ import argparse
 import time
 from pathlib import Path
 
+import torch
+
 from qseg.corpora.webis import aligned_tags, read_tags, read_votes
 from qseg.resources.bundle import Resources
 from qseg.segmenters.training import make_classifier
@@ -38,8 +40,9 @@ def main() -> None:
         ngrams=data / f"{PREFIX}n-gram-web-frequencies-google.txt",
         titles=data / f"{PREFIX}n-gram-wikipedia-titles.txt",
     )
+    torch.set_num_threads(1)  # the contextual probe's encoder, like everything else, on one core
     print(f"{'method':34} {'train (s)':>10} {'predict (queries/s)':>20}")
-    for spec in ("joint", "features", "features(classifier=logreg)"):
+    for spec in ("joint", "joint(contextual=false)", "features", "features(classifier=logreg)"):
         model = make_classifier(spec, resources, n_jobs=1)
         started = time.perf_counter()
         model.fit(words, list(votes.values()), tags)
