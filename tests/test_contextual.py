@@ -61,7 +61,9 @@ def test_long_queries_go_in_parts(encoder, monkeypatch):
     words = tuple(["cheap", "flights", "from", "new", "york", "to", "london", "in", "june"])
     whole = encoder.word_vectors([words])[0]
     monkeypatch.setattr(contextual, "_MAX_PIECES", 4)
-    assert encoder._parts(words) == [words[:4], words[4:8], words[8:]]
+    sizes = encoder._piece_counts([words])[0]
+    assert sizes.tolist() == [1] * len(words)
+    assert contextual._parts(words, sizes) == [words[:4], words[4:8], words[8:]]
     parts = encoder.word_vectors([words])[0]
     assert parts.shape == whole.shape
     np.testing.assert_allclose(parts[:4], encoder.word_vectors([words[:4]])[0], atol=1e-5)

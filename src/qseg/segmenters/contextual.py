@@ -50,31 +50,30 @@ class Encoder:
 
     def word_vectors(self, words: Sequence[tuple[str, ...]]) -> list[np.ndarray]:
         """Per query, one row per word: the mean of its word pieces' hidden states."""
-        parts = [(q, piece) for q, w in enumerate(words) for piece in self._parts(w)]
+        parts = [
+            (q, part)
+            for q, (w, sizes) in enumerate(zip(words, self._piece_counts(words), strict=True))
+            for part in _parts(w, sizes)
+        ]
         out = [np.zeros((len(w), self.dimensions), dtype=np.float32) for w in words]
         offsets = [0] * len(words)
-        vectors = self._encode([piece for _, piece in parts])
-        for (q, piece), rows in zip(parts, vectors, strict=True):
-            out[q][offsets[q] : offsets[q] + len(piece)] = rows
-            offsets[q] += len(piece)
+        vectors = self._encode([part for _, part in parts])
+        for (q, part), rows in zip(parts, vectors, strict=True):
+            out[q][offsets[q] : offsets[q] + len(part)] = rows
+            offsets[q] += len(part)
         return out
 
-    def _parts(self, words: tuple[str, ...]) -> list[tuple[str, ...]]:
-        """Consecutive runs of words of at most :data:`_MAX_PIECES` word pieces."""
-        if not words:
-            return []
-        sizes = [
-            max(1, len(p))
-            for p in self._tokenizer(list(words), add_special_tokens=False)["input_ids"]
-        ]
-        parts, start, used = [], 0, 0
-        for i, size in enumerate(sizes):
-            if i > start and used + size > _MAX_PIECES:
-                parts.append(words[start:i])
-                start, used = i, 0
-            used += size
-        parts.append(words[start:])
-        return parts
+    def _piece_counts(self, words: Sequence[tuple[str, ...]]) -> list[np.ndarray]:
+        """Word pieces of each word, query by query, from one call of the tokenizer."""
+        nonempty = [list(w) for w in words if w]
+        if not nonempty:
+            return [np.zeros(0, dtype=np.int64) for _ in words]
+        encoded = self._tokenizer(nonempty, is_split_into_words=True, add_special_tokens=False)
+        counts = iter(
+            np.bincount(np.array(encoded.word_ids(i), dtype=np.int64), minlength=len(w))
+            for i, w in enumerate(nonempty)
+        )
+        return [next(counts) if w else np.zeros(0, dtype=np.int64) for w in words]
 
     def _encode(self, queries: list[tuple[str, ...]]) -> list[np.ndarray]:
         order = sorted(range(len(queries)), key=lambda i: len(queries[i]))
@@ -93,6 +92,21 @@ class Encoder:
                 for row, i in enumerate(batch):
                     out[i] = _mean_by_word(hidden[row], encoded.word_ids(row), len(queries[i]))
         return out
+
+
+def _parts(words: tuple[str, ...], sizes: np.ndarray) -> list[tuple[str, ...]]:
+    """Consecutive runs of whole words of at most :data:`_MAX_PIECES` word pieces (a word the
+    tokenizer drops counts as one)."""
+    if not words:
+        return []
+    parts, start, used = [], 0, 0
+    for i, size in enumerate(np.maximum(sizes, 1)):
+        if i > start and used + size > _MAX_PIECES:
+            parts.append(words[start:i])
+            start, used = i, 0
+        used += size
+    parts.append(words[start:])
+    return parts
 
 
 def _mean_by_word(hidden: np.ndarray, word_ids: list[int | None], n: int) -> np.ndarray:
