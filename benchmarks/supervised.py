@@ -16,12 +16,11 @@ from pathlib import Path
 
 import torch
 
-from qseg.corpora.webis import aligned_tags, read_tags, read_votes
+from qseg.corpora.webis import read_training_set
 from qseg.resources.bundle import Resources
 from qseg.segmenters.training import make_classifier
 
 ROOT = Path(__file__).resolve().parents[1]
-PREFIX = "webis-qsec-10-training-set-"
 
 
 def main() -> None:
@@ -31,21 +30,16 @@ def main() -> None:
     webis = args.shared / "data" / "webis-qsec-10-training"
     if not webis.exists():
         raise SystemExit(f"Webis-QSeC-10 not found at {webis} (../shared is absent)")
-    votes = read_votes(webis / f"{PREFIX}segmentations-crowdsourced.txt")
-    words = [v[0].segmentation.words for v in votes.values()]
-    data = webis / "data"
-    tagged = read_tags(data / f"{PREFIX}queries-pos-tagged.txt")
-    tags = [aligned_tags(w, tagged.get(i)) for w, i in zip(words, votes, strict=True)]
-    resources = Resources.load(
-        ngrams=data / f"{PREFIX}n-gram-web-frequencies-google.txt",
-        titles=data / f"{PREFIX}n-gram-wikipedia-titles.txt",
-    )
+    training = read_training_set(webis)
+    votes = list(training.votes.values())
+    words, tags = list(training.words.values()), list(training.tags.values())
+    resources = Resources.load(ngrams=training.ngram_file, titles=training.titles_file)
     torch.set_num_threads(1)  # the contextual probe's encoder, like everything else, on one core
     print(f"{'method':34} {'train (s)':>10} {'predict (queries/s)':>20}")
     for spec in ("joint", "joint(contextual=false)", "features", "features(classifier=logreg)"):
         model = make_classifier(spec, resources, n_jobs=1)
         started = time.perf_counter()
-        model.fit(words, list(votes.values()), tags)
+        model.fit(words, votes, tags)
         trained = time.perf_counter() - started
         rates = []
         for _ in range(5):

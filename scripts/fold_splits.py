@@ -14,11 +14,12 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _webis import load_webis_training
 
+from qseg.corpora.webis import read_training_set
 from qseg.errors import QsegError
 from qseg.evaluation.cross_validation import cross_validate
 from qseg.evaluation.matching import evaluate
+from qseg.resources.bundle import Resources
 from qseg.segmenters.registry import parse_spec
 from qseg.segmenters.training import TRAINABLE, make_classifier
 
@@ -36,8 +37,9 @@ def main() -> None:
         parse_spec(args.spec, TRAINABLE)
     except QsegError as error:
         parser.error(str(error))
-    webis = load_webis_training(args.shared)
-    votes, tags, resources = webis.votes, webis.tags, webis.resources
+    webis = read_training_set(args.shared / "data" / "webis-qsec-10-training")
+    votes, tags = webis.votes, webis.tags
+    resources = Resources.load(ngrams=webis.ngram_file, titles=webis.titles_file)
     scores = []
     for split in args.splits:
         started = time.perf_counter()

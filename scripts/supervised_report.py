@@ -20,12 +20,13 @@ from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
-from _webis import PREFIX, load_webis_training
 
 from qseg.corpora.queryner import read_queryner
 from qseg.corpora.webis import (
+    TRAINING_PREFIX,
     Reference,
     read_segmentations,
+    read_training_set,
 )
 from qseg.evaluation.cross_validation import cross_validate
 from qseg.evaluation.matching import evaluate, majority_stability
@@ -193,9 +194,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "supervised.md")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
-    training = load_webis_training(args.shared)
+    training = read_training_set(args.shared / "data" / "webis-qsec-10-training")
     webis, votes, words, tags = training.folder, training.votes, training.words, training.tags
-    ngram_file, webis_res = training.ngram_file, training.resources
+    ngram_file = training.ngram_file
+    webis_res = Resources.load(ngrams=ngram_file, titles=training.titles_file)
     print("training word vectors on the Webis n-gram counts file ...", flush=True)
     vectors = train_word_vectors(ngram_file, dimensions=50, seed=0)
 
@@ -240,7 +242,7 @@ def main() -> None:
     curve = learning_curve(supervised["joint"][0], votes, tags, systems["joint"])
     systems |= unsupervised(webis_res, ["naive", "wiki", "wiki(unseen_titles=true)"], words)
     for name in ORIGINAL:
-        path = webis / "segmentations-of-algorithms" / f"{PREFIX}segmentations-{name}.txt"
+        path = webis / "segmentations-of-algorithms" / f"{TRAINING_PREFIX}segmentations-{name}.txt"
         systems[f"original {name}"] = read_segmentations(path)
     webis_table = scores_table(systems, votes)
 

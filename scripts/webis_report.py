@@ -17,10 +17,10 @@ from pathlib import Path
 from _qseg import qseg
 
 from qseg.corpora import read_votes
+from qseg.corpora.webis import TRAINING_PREFIX as PREFIX
 from qseg.fileio import atomic_write
 
 ROOT = Path(__file__).resolve().parents[1]
-PREFIX = "webis-qsec-10-training-set-"
 ORIGINAL = [
     "stein2010j",
     "stein2011e",

@@ -17,7 +17,13 @@ from conftest import SHARED, webis_file
 from test_cli import assert_one_line_error, out, qseg
 
 from qseg.corpora.queryner import read_queryner, spans_of
-from qseg.corpora.webis import Reference, aligned_tags, read_tags, read_votes
+from qseg.corpora.webis import (
+    Reference,
+    aligned_tags,
+    read_tags,
+    read_training_set,
+    read_votes,
+)
 from qseg.errors import InputError, QsegError
 from qseg.evaluation.cross_validation import cross_validate, query_folds
 from qseg.resources.counts import NgramCounts
@@ -243,6 +249,17 @@ def test_vote_distribution_and_tags(write):
     assert aligned_tags(("u.s.", "x"), tags["2"]) is None
     with pytest.raises(InputError, match=r"t2\.txt:1"):
         read_tags(write("t2.txt", "1\tNN NNS\n"))
+
+
+def test_webis_training_set():
+    """The released training folder read at once: votes, words, tags aligned to the words."""
+    training = read_training_set(webis_file("webis-qsec-10-training-set-queries.txt").parent)
+    assert len(training.votes) == len(training.words) == len(training.tags) == 3848
+    assert training.words["1004593125"] == ("stainless", "steel", "chest", "freezers")
+    assert training.tags["1004593125"] == ("JJ", "NN", "NN", "NNS")
+    assert sum(t is None for t in training.tags.values()) == 127
+    assert sum(r.votes for r in training.votes["1004593125"]) == 10
+    assert training.ngram_file.is_file() and training.titles_file.is_file()
 
 
 def test_queryner_reader(write):

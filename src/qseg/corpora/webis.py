@@ -4,6 +4,8 @@
 - crowd votes: ``id<TAB>[(votes, 'seg|ments'), ...]``, a Python literal list; most queries have
   10 votes in all, a few have more (the released file has 8 such queries);
 - algorithm outputs (and ``qseg segment`` output): ``id<TAB>seg|ments``.
+
+:func:`read_training_set` reads the training set's folder as the corpus releases it.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypeVar
 
 from qseg.errors import InputError, QsegError
@@ -135,3 +138,39 @@ def aligned_tags(words: tuple[str, ...], tags: tuple[str, ...] | None) -> tuple[
     """The tags if there is one per word, else ``None``: the Webis tagger split 127 of the 3,848
     queries differently (``u.s.`` into three tokens), and those get no part-of-speech features."""
     return tags if tags is not None and len(tags) == len(words) else None
+
+
+TRAINING_PREFIX = "webis-qsec-10-training-set-"
+"""How every file of the released training set is named."""
+
+
+@dataclass(frozen=True)
+class TrainingSet:
+    """The crowd votes, each query's words and aligned part-of-speech tags, and the corpus's
+    own n-gram counts and Wikipedia titles files (for ``Resources.load``)."""
+
+    folder: Path
+    votes: dict[str, list[Reference]]
+    words: dict[str, tuple[str, ...]]
+    tags: dict[str, tuple[str, ...] | None]
+    ngram_file: Path
+    titles_file: Path
+
+
+def read_training_set(folder: StrPath) -> TrainingSet:
+    """The released training set in ``folder`` (``webis-qsec-10-training``); 127 queries, which
+    its tagger tokenized differently, get no tags."""
+    folder = Path(folder)
+    data = folder / "data"
+    votes = read_votes(folder / f"{TRAINING_PREFIX}segmentations-crowdsourced.txt")
+    words = {k: v[0].segmentation.words for k, v in votes.items()}
+    tagged = read_tags(data / f"{TRAINING_PREFIX}queries-pos-tagged.txt")
+    tags = {k: aligned_tags(words[k], tagged.get(k)) for k in votes}
+    return TrainingSet(
+        folder,
+        votes,
+        words,
+        tags,
+        data / f"{TRAINING_PREFIX}n-gram-web-frequencies-google.txt",
+        data / f"{TRAINING_PREFIX}n-gram-wikipedia-titles.txt",
+    )
