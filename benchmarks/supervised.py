@@ -18,7 +18,7 @@ import torch
 
 from qseg.corpora.webis import read_training_set
 from qseg.resources.bundle import Resources
-from qseg.segmenters.training import make_classifier
+from qseg.segmenters.registry import create
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -37,7 +37,7 @@ def main() -> None:
     torch.set_num_threads(1)  # the contextual probe's encoder, like everything else, on one core
     print(f"{'method':34} {'train (s)':>10} {'predict (queries/s)':>20}")
     for spec in ("joint", "joint(contextual=false)", "features", "features(classifier=logreg)"):
-        model = make_classifier(spec, resources, n_jobs=1)
+        model = create(spec, resources)
         started = time.perf_counter()
         model.fit(words, votes, tags)
         trained = time.perf_counter() - started

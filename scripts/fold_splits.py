@@ -20,8 +20,7 @@ from qseg.errors import QsegError
 from qseg.evaluation.cross_validation import cross_validate
 from qseg.evaluation.matching import evaluate
 from qseg.resources.bundle import Resources
-from qseg.segmenters.registry import parse_spec
-from qseg.segmenters.training import TRAINABLE, make_classifier
+from qseg.segmenters.registry import create, parse_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,9 +33,11 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
     try:
-        parse_spec(args.spec, TRAINABLE)
+        method, _ = parse_spec(args.spec)
     except QsegError as error:
         parser.error(str(error))
+    if not method.trains:
+        parser.error(f"{method.name} is not a trainable method")
     webis = read_training_set(args.shared / "data" / "webis-qsec-10-training")
     votes, tags = webis.votes, webis.tags
     resources = Resources.load(ngrams=webis.ngram_file, titles=webis.titles_file)
@@ -44,7 +45,7 @@ def main() -> None:
     for split in args.splits:
         started = time.perf_counter()
         outputs = cross_validate(
-            lambda: make_classifier(args.spec, resources, n_jobs=args.jobs),
+            lambda: create(args.spec, resources).set_params(n_jobs=args.jobs),
             votes,
             tags,
             k=5,

@@ -16,6 +16,7 @@ import platform
 import textwrap
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from importlib.metadata import version
 from pathlib import Path
 
@@ -33,11 +34,11 @@ from qseg.evaluation.matching import evaluate, majority_stability
 from qseg.fileio import atomic_write
 from qseg.resources.bundle import Resources
 from qseg.resources.default import require_name_counts, require_name_vectors
+from qseg.resources.word2vec import train_word_vectors
 from qseg.segmentation import Segmentation
-from qseg.segmenters.embeddings import train_word_vectors
 from qseg.segmenters.registry import create
 from qseg.segmenters.supervised import BreakClassifier, target_words
-from qseg.segmenters.training import make_classifier
+from qseg.segmenters.trainable import Decoding
 from qseg.tables import render_table
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,6 +61,13 @@ def scores_table(
         rows.append(row)
     header = ["system"] + [f"{p} {m}" for p in PROTOCOLS for m in ("break", "query")]
     return render_table(header, rows, markdown=True)
+
+
+def trainable(spec: str, resources: Resources, jobs: int) -> BreakClassifier:
+    """An untrained classifier of the registry, on ``jobs`` threads."""
+    model = create(spec, resources)
+    assert isinstance(model, BreakClassifier)
+    return model.set_params(n_jobs=jobs)
 
 
 def unsupervised(
@@ -204,9 +212,8 @@ def main() -> None:
     def model(
         spec: str, resources: Resources, with_vectors: bool = False
     ) -> Callable[[], BreakClassifier]:
-        return lambda: make_classifier(
-            spec, resources, embeddings=vectors if with_vectors else None, n_jobs=args.jobs
-        )
+        given = replace(resources, vectors=vectors) if with_vectors else resources
+        return lambda: trainable(spec, given, args.jobs)
 
     supervised = {
         "joint": (model("joint", webis_res), tags),
@@ -260,7 +267,7 @@ def main() -> None:
         ("Webis (all 3,848)", dict(votes), ("joint", "features")),
     ):
         for spec in specs:
-            fitted = make_classifier(spec, builtin, n_jobs=args.jobs)
+            fitted = trainable(spec, builtin, args.jobs)
             fitted.fit([target_words(t) for t in gold.values()], list(gold.values()))
             trained[spec, corpus] = fitted
     dev_scores: dict[str, tuple[float, float]] = {}  # of the QueryNER-trained settings
@@ -304,7 +311,7 @@ def main() -> None:
         webis=webis_table,
         seeds=seed_table,
         goal=goal_sentence(seed_scores["joint"], votes),
-        candidates=BreakClassifier().max_candidates,
+        candidates=Decoding().max_candidates,
         curve=curve,
         cross=cross_table,
         tuned=f"`{tuned}`",

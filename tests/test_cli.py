@@ -86,6 +86,11 @@ def test_cache_gives_the_same_output(ngrams):
         qseg("segment", "--method", "naive", "--ngrams", ngrams, "--cache", "1", stdin=stdin)
     )
     assert cached == plain == "new york|yankees\nyork yankees\nnew york|yankees\n" * 3
+    for extra in (["--k", "2"], ["--format", "json"]):
+        flags = ["segment", "--method", "naive", "--ngrams", ngrams, *extra]
+        ranked = out(qseg(*flags, stdin=stdin))
+        assert out(qseg(*flags, "--cache", "2", stdin=stdin)) == ranked
+        assert ranked.count("new york|yankees") == 6
 
 
 def test_k_best_with_scores(ngrams):
@@ -170,10 +175,13 @@ def test_a_200_word_query_is_segmented(ngrams):
         (["segment", "--ngrams", "missing.txt", "a"], ["missing.txt: no such file"]),
         (["segment", "--method", "magic", "a"], ["unknown method 'magic'"]),
         (["segment", "--k", "0", "a"], ["--k must be at least 1"]),
-        (["segment", "--method", "pmi", "--k", "2", "a"], ["does not rank"]),
+        (["segment", "--method", "naive", "--model", "m.qseg", "a"], ["another name for --method"]),
+        (["segment", "--method", "nope.qseg", "a"], ["nope.qseg: no such model file"]),
+        (["segment", "--method", "joint", "a"], ["not trained yet", "qseg train"]),
+        (["train", "--method", "wiki", "--gold", "g.txt", "--out", "m.qseg"], ["not trained:"]),
         (["segment", ""], ["QUERY argument 1: empty query"]),
         (["segment", "--cache", "0", "a"], ["--cache must be at least 1"]),
-        (["segment", "--cache", "9", "--k", "2", "a"], ["--cache applies to plain output"]),
+        (["segment", "--cache", "9", "--pos", "tags.txt", "a"], ["drop --pos or --cache"]),
     ],
 )
 def test_usage_errors(args, fragments):
@@ -252,11 +260,15 @@ def test_tune_pmi(write):
 
 
 def test_methods_lists_every_method():
+    from qseg.segmenters.registry import METHODS
+
     text = out(qseg("methods"))
-    assert "naive:" in text and "wiki:" in text and "pmi:" in text and "tau=0.894775" in text
-    trainable = text.split("# qseg train --method")[1]
-    assert "joint:" in trainable and "features:" in trainable and "embeddings:" in trainable
-    assert "name_vectors=True (bool)" in trainable and "classifier='xgboost'" in trainable
+    listed = [line.split(":")[0] for line in text.splitlines() if not line.startswith(" ")]
+    assert listed[: len(METHODS)] == list(METHODS)  # every method, once, in registry order
+    trained = {line.split(":")[0] for line in text.splitlines() if "[trained first" in line}
+    assert trained == {"joint", "features", "embeddings"}
+    assert "tau=0.894775 (float)" in text and "name_vectors=True (bool)" in text
+    assert "classifier='xgboost' (str; one of xgboost, logreg)" in text
 
 
 def test_webis_query_file_goes_in_unchanged_and_comes_out_in_algorithm_format(tmp_path):

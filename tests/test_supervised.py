@@ -16,6 +16,7 @@ import pytest
 from conftest import SHARED, webis_file
 from test_cli import assert_one_line_error, out, qseg
 
+from qseg import models
 from qseg.corpora.queryner import read_queryner, spans_of
 from qseg.corpora.webis import (
     Reference,
@@ -26,10 +27,11 @@ from qseg.corpora.webis import (
 )
 from qseg.errors import InputError, QsegError
 from qseg.evaluation.cross_validation import cross_validate, query_folds
+from qseg.resources.bundle import Resources
 from qseg.resources.counts import NgramCounts
 from qseg.resources.titles import TitleSet
+from qseg.resources.word2vec import train_word_vectors
 from qseg.segmentation import Segmentation
-from qseg.segmenters.embeddings import train_word_vectors
 from qseg.segmenters.gap_features import FEATURE_NAMES, FeatureSource, gap_features, query_tables
 from qseg.segmenters.joint import (
     AGREEMENT_SHARPNESS,
@@ -40,7 +42,8 @@ from qseg.segmenters.joint import (
     joint_target,
     vote_grades,
 )
-from qseg.segmenters.supervised import BreakClassifier, ModelError, vote_distribution
+from qseg.segmenters.supervised import BreakClassifier, vote_distribution
+from qseg.segmenters.trainable import Boosting, Decoding, Inputs
 
 WORDS = {"new": 1000, "york": 500, "yankees": 80, "tickets": 90}
 PHRASES = {"new york": 100, "york yankees": 50, "new york yankees": 40, "yankees tickets": 9}
@@ -143,7 +146,7 @@ def test_joint_target_mixes_votes_and_agreement():
         assert mixed[row] == pytest.approx(expected)
     assert mixed[rows[0, 0]] > 0 == shares[rows[0, 0]]  # nobody chose it; one gap off
     with pytest.raises(QsegError, match="agreement_weight must be in"):
-        BreakClassifier(toy_source(), agreement_weight=1.5).fit(
+        BreakClassifier(decoding=Decoding(agreement_weight=1.5)).fit(
             [("a", "b")], [Segmentation.from_pipe("a b")]
         )
 
@@ -293,19 +296,28 @@ def test_queryner_files():
 
 @pytest.fixture(scope="module")
 def webis():
+    """400 Webis queries with their votes, and the corpus's counts and titles (word counts
+    from a toy table, which keeps the built-in counts out of the tests)."""
     votes = read_votes(webis_file("webis-qsec-10-training-set-segmentations-crowdsourced.txt"))
     data = "data/webis-qsec-10-training-set-"
-    source = FeatureSource(
-        NgramCounts.from_file(webis_file(data + "n-gram-web-frequencies-google.txt")),
-        NgramCounts(WORDS),
-        TitleSet.from_file(webis_file(data + "n-gram-wikipedia-titles.txt")),
+    resources = Resources(
+        ngrams=NgramCounts.from_file(webis_file(data + "n-gram-web-frequencies-google.txt")),
+        words=NgramCounts(WORDS),
+        titles=TitleSet.from_file(webis_file(data + "n-gram-wikipedia-titles.txt")),
     )
     ids = list(votes)[:400]
-    return {i: votes[i] for i in ids}, source
+    return {i: votes[i] for i in ids}, resources
 
 
-def small(source, **kw) -> BreakClassifier:
-    return BreakClassifier(source, n_estimators=20, max_depth=3, inner_folds=3, **kw)
+def small(resources, **kw) -> BreakClassifier:
+    """A classifier with small boosters and three inner folds (``kw``: other parameters)."""
+    return BreakClassifier(
+        resources, boosting=Boosting(n_estimators=20, max_depth=3), inner_folds=3, **kw
+    )
+
+
+def query_source(resources) -> FeatureSource:
+    return FeatureSource(resources.ngrams, resources.words, resources.titles)
 
 
 def words_of(refs):
@@ -319,15 +331,19 @@ def test_fit_save_load_round_trip(webis, tmp_path):
     model = small(source).fit(
         words_of(gold[i] for i in ids[:300]), [gold[i] for i in ids[:300]], progress=stages.append
     )
-    assert model.get_params()["decoder"] == "joint" and model.joint_ is not None
+    assert model.get_params()["decoding"] is None and model.joint_ is not None
     assert stages == model.training_stages()
     assert stages[:3] == ["features", "gap model", "inner fold 1/3"]
     assert stages[-4:] == ["inner fold 3/3", "candidates", "joint scorer", "vote ranker"]
     test = words_of(gold[i] for i in ids[300:])
     path = tmp_path / "m.qseg"
-    model.save(path)
-    loaded = BreakClassifier.load(path, source)
+    models.save(model, path)
+    loaded = models.load(path, source)
     assert loaded.predict(test) == model.predict(test)
+    assert loaded.spec == str(path) and model.spec == (
+        "joint(name_statistics=false, name_vectors=false, contextual=false, inner_folds=3, "
+        "n_estimators=20, max_depth=3)"
+    )
     for a, b in zip(loaded.break_probabilities(test), model.break_probabilities(test), strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-6)
     # the model beats always-break and never-break on unseen queries
@@ -341,7 +357,12 @@ def test_fit_save_load_round_trip(webis, tmp_path):
 def test_logreg_and_independent(webis):
     gold, source = webis
     ids = list(gold)
-    model = small(source, classifier="logreg", decoder="independent", lexicon=False)
+    model = small(
+        source,
+        classifier="logreg",
+        inputs=Inputs(lexicon=False),
+        decoding=Decoding(joint=False),
+    )
     stages = []
     model.fit(
         words_of(gold[i] for i in ids[:300]), [gold[i] for i in ids[:300]], progress=stages.append
@@ -361,9 +382,9 @@ def test_joint_decoding_scores_the_most_probable_candidates(webis):
     train, test = ids[:300], words_of(gold[i] for i in ids[300:])
     model = small(source).fit(words_of(gold[i] for i in train), [gold[i] for i in train])
     independent = [tuple(int(v > 0.5) for v in p) for p in model.break_probabilities(test)]
-    model.set_params(max_candidates=1)
+    model.set_params(decoding=Decoding(max_candidates=1))
     assert [s.breaks for s in model.predict(test)] == independent
-    model.set_params(max_candidates=2)
+    model.set_params(decoding=Decoding(max_candidates=2))
     two = [s.breaks for s in model.predict(test)]
     assert two != independent  # the joint scorer overrules the gap classifier somewhere
     for words, breaks, p in zip(test, two, model.break_probabilities(test), strict=True):
@@ -380,25 +401,28 @@ def test_vote_ranker_scores_add_to_the_joint_scores(webis, tmp_path):
     ids = list(gold)
     train, test = ids[:300], words_of(gold[i] for i in ids[300:])
     model = small(source).fit(words_of(gold[i] for i in train), [gold[i] for i in train])
-    model.save(tmp_path / "m")
+    models.save(model, tmp_path / "m")
     assert "ranker.ubj" in zipfile.ZipFile(tmp_path / "m").namelist()
-    plain = small(source, rank_votes=False).fit(
+    plain = small(source, decoding=Decoding(rank_votes=False)).fit(
         words_of(gold[i] for i in train), [gold[i] for i in train]
     )
     assert plain.ranker_ is None
-    plain.save(tmp_path / "p")
+    models.save(plain, tmp_path / "p")
     assert "ranker.ubj" not in zipfile.ZipFile(tmp_path / "p").namelist()
     joint = [w for w in test if 2 <= len(w) <= MAX_JOINT_WORDS]
-    reloaded = BreakClassifier.load(tmp_path / "p", source)
+    reloaded = models.load(tmp_path / "p", source)
     assert reloaded.ranker_ is None and reloaded.predict(joint) == plain.predict(joint)
     for m, boosters in ((model, (model.joint_, model.ranker_)), (plain, (plain.joint_,))):
         chosen = m.predict(joint)
         probabilities = m.break_probabilities(joint)
         blocks = candidate_features(
-            joint, probabilities, query_tables(joint, source), [m.phrases_] * len(joint)
+            joint,
+            probabilities,
+            query_tables(joint, query_source(source)),
+            [m.phrases_] * len(joint),
         )
         for words, block, segmentation in zip(joint, blocks, chosen, strict=True):
-            kept = np.argsort(-block[:, 0], kind="stable")[: m.max_candidates]
+            kept = np.argsort(-block[:, 0], kind="stable")[: Decoding().max_candidates]
             score = sum(b.inplace_predict(block[kept], predict_type="margin") for b in boosters)
             best = candidate_bits(len(words))[kept[int(np.argmax(score))]]
             assert segmentation.breaks == tuple(best.tolist())
@@ -413,11 +437,9 @@ def test_deterministic_given_seed(webis, tmp_path):
         model = small(source, random_state=3).fit(
             words_of(gold[i] for i in ids), [gold[i] for i in ids]
         )
-        model.save(tmp_path / name)
+        models.save(model, tmp_path / name)
         paths.append(tmp_path / name)
-    a, b = (zipfile.ZipFile(p) for p in paths)
-    for name in a.namelist():
-        assert a.read(name) == b.read(name), name
+    assert paths[0].read_bytes() == paths[1].read_bytes()  # the same file, byte for byte
 
 
 def test_folds_separate_queries(webis):
@@ -434,7 +456,8 @@ def test_folds_separate_queries(webis):
             seen.append({" ".join(q) for q in queries})
             return super().fit(queries, y, tags)
 
-    out = cross_validate(lambda: Spy(source, n_estimators=5, max_depth=2, inner_folds=2), gold, k=4)
+    tiny = Boosting(n_estimators=5, max_depth=2)
+    out = cross_validate(lambda: Spy(source, boosting=tiny, inner_folds=2), gold, k=4)
     assert list(out) == list(gold)
     for (train, test), trained in zip(query_folds(list(gold), 4, 0), seen, strict=True):
         assert not trained & {
@@ -454,7 +477,8 @@ def test_cross_validation_on_a_share_of_each_fold(webis):
 
     def run(share):
         seen.clear()
-        make = lambda: Spy(source, n_estimators=5, max_depth=2, inner_folds=2)  # noqa: E731
+        tiny = Boosting(n_estimators=5, max_depth=2)
+        make = lambda: Spy(source, boosting=tiny, inner_folds=2)  # noqa: E731
         out = cross_validate(make, gold, k=4, seed=3, train_share=share)
         assert list(out) == list(gold)
         return [list(s) for s in seen]
@@ -469,33 +493,6 @@ def test_cross_validation_on_a_share_of_each_fold(webis):
     assert [len(t) for t in run(1.0)] == [150] * 4
     with pytest.raises(QsegError, match="train_share"):
         cross_validate(lambda: Spy(source), gold, train_share=0)
-
-
-def test_model_file_errors(webis, tmp_path, write):
-    gold, source = webis
-    ids = list(gold)[:100]
-    model = small(source, decoder="independent").fit(
-        words_of(gold[i] for i in ids), [gold[i] for i in ids]
-    )
-    path = tmp_path / "m.qseg"
-    model.save(path)
-    with zipfile.ZipFile(path) as zf:
-        meta = json.loads(zf.read("meta.json"))
-        members = {n: zf.read(n) for n in zf.namelist()}
-    meta["version"] = 99
-    members["meta.json"] = json.dumps(meta).encode()
-    future = tmp_path / "future.qseg"
-    with zipfile.ZipFile(future, "w") as zf:
-        for name, data in members.items():
-            zf.writestr(name, data)
-    with pytest.raises(ModelError, match="version 99"):
-        BreakClassifier.load(future, source)
-    with pytest.raises(ModelError, match="not a readable model"):
-        BreakClassifier.load(write("junk.qseg", b"\x00garbage"), source)
-    with pytest.raises(ModelError, match="titles"):
-        BreakClassifier.load(path, FeatureSource(source.counts, source.words, None))
-    with pytest.raises(QsegError, match="not fitted"):
-        small(source).predict([("a", "b")])
 
 
 def test_word_vectors(write):
@@ -518,7 +515,7 @@ def test_word_vectors(write):
 
 
 def _vectors_under(kernels: str, corpus: Path, trainer: str) -> bytes:
-    """The vectors ``trainer`` (a function of qseg.segmenters.embeddings) makes of ``corpus``
+    """The vectors ``trainer`` (a function of qseg.resources.word2vec) makes of ``corpus``
     in a fresh process whose OpenBLAS picked the ``kernels`` of another CPU."""
     settings = "dict(dimensions=32, window=2, epochs=2, min_count=1, seed=0)"
     call = {
@@ -526,7 +523,7 @@ def _vectors_under(kernels: str, corpus: Path, trainer: str) -> bytes:
         "train_word_vectors": f"e.train_word_vectors(sys.argv[1], **{settings})",
     }[trainer]
     code = (
-        "import sys; from qseg.segmenters import embeddings as e; "
+        "import sys; from qseg.resources import word2vec as e; "
         f"sys.stdout.buffer.write({call}.to_bytes())"
     )
     env = {**os.environ, "OPENBLAS_CORETYPE": kernels}
@@ -583,7 +580,9 @@ def test_cli_train_and_segment(tmp_path, write):
     assert "trained features on 300 queries" in result.stderr.decode()
     assert "part-of-speech" not in result.stderr.decode()
     assert "training features:" in result.stderr.decode()  # the progress bar
-    text = out(qseg("segment", "--model", model, *flags, stdin="\n".join(queries[300:310]) + "\n"))
+    stdin = "\n".join(queries[300:310]) + "\n"
+    text = out(qseg("segment", "--method", model, *flags, stdin=stdin))
+    assert out(qseg("segment", "--model", model, *flags, stdin=stdin)) == text  # the alias
     lines = text.splitlines()
     assert len(lines) == 10
     for line, query in zip(lines, queries[300:310], strict=True):
@@ -603,11 +602,11 @@ def test_cli_train_and_segment(tmp_path, write):
     assert_one_line_error(junk, "x.qseg", "not a readable model file")
     assert not any(empty_cache.iterdir())
     assert_one_line_error(qseg("segment", "--model", tmp_path / "none.qseg", "a b"),
-                          "none.qseg", "No such file")  # fmt: skip
+                          "none.qseg", "no such model file")  # fmt: skip
     pos = webis_file("data/webis-qsec-10-training-set-queries-pos-tagged.txt")
     tagged = qseg("segment", "--model", model, *flags, "--pos", pos, stdin=queries[300] + "\n")
     assert out(tagged) == text.splitlines()[0] + "\n"
-    assert "trained without part-of-speech tags" in tagged.stderr.decode()
+    assert "does not use part-of-speech tags" in tagged.stderr.decode()
 
 
 def test_cli_part_of_speech_tags(tmp_path, write):
@@ -635,4 +634,6 @@ def test_cli_part_of_speech_tags(tmp_path, write):
     result = qseg("segment", "--model", model, *flags, "--pos", pos, stdin=stdin)
     assert len(out(result).splitlines()) == 10
     assert "2 of 10 queries have no part-of-speech tags" in result.stderr.decode()
-    assert_one_line_error(qseg("segment", "--model", model, *flags, stdin=stdin), "give tags")
+    untagged = qseg("segment", "--method", model, *flags, stdin=stdin)
+    assert len(out(untagged).splitlines()) == 10
+    assert "without --pos every query goes without tag features" in untagged.stderr.decode()

@@ -14,17 +14,17 @@ from functools import cache
 
 from qseg.errors import InputError, QsegError
 from qseg.fileio import StrPath
+from qseg.models import open_segmenter
 from qseg.query import normalize
 from qseg.resources.bundle import Resources
 from qseg.segmentation import NestedSegmentation, Segmentation
-from qseg.segmenters.base import RankingSegmenter, Segmenter
-from qseg.segmenters.registry import create, default_spec
+from qseg.segmenters.base import Segmenter
+from qseg.segmenters.registry import default_spec
 
 __all__ = [
     "InputError",
     "NestedSegmentation",
     "QsegError",
-    "RankingSegmenter",
     "Resources",
     "Segmentation",
     "Segmenter",
@@ -41,13 +41,20 @@ def segmenter(
     titles: StrPath | None = None,
     unigrams: StrPath | None = None,
     bigrams: StrPath | None = None,
+    allow_other_resources: bool = False,
 ) -> Segmenter:
-    """A segmenter by method spec, reading resources from files (built-in defaults otherwise).
+    """A segmenter by method spec, shipped model name or model file path, reading resources
+    from files (built-in defaults otherwise). A saved model refuses resources other than it
+    was trained with unless ``allow_other_resources``.
 
     Without a method: ``wiki(unseen_titles=true)`` where titles are available, else ``naive``.
     """
     resources = Resources.load(ngrams=ngrams, titles=titles, unigrams=unigrams, bigrams=bigrams)
-    return create(method or default_spec(resources), resources)
+    return open_segmenter(
+        method or default_spec(resources),
+        resources,
+        allow_other_resources=allow_other_resources,
+    )
 
 
 @cache

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
 from qseg.errors import QsegError
@@ -333,3 +334,11 @@ def _fold(heights: tuple[int, ...], leaf: Callable[[int], T], join: Callable[[li
     while stack:
         close()
     return current
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One distinct reference segmentation of a query and how many annotators gave it."""
+
+    segmentation: Segmentation
+    votes: int

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 Table = tuple[str, list[str], list[list[str]]]
@@ -23,3 +24,15 @@ def render_table(
         cells += [cell.rjust(width) for cell, width in zip(row[1:], widths[1:], strict=True)]
         lines.append("  ".join(cells))
     return "\n".join(lines)
+
+
+def render_tables(tables: Sequence[Table], fmt: str) -> str:
+    """Titled tables as aligned text (``table``), Markdown (``markdown``) or one JSON list."""
+    if fmt == "json":
+        records = [{"title": t, "header": h, "rows": r} for t, h, r in tables]
+        return json.dumps(records, indent=2) + "\n"
+    parts = [
+        f"{title}\n\n{render_table(header, rows, markdown=fmt == 'markdown')}\n"
+        for title, header, rows in tables
+    ]
+    return "\n".join(parts)

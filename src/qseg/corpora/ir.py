@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from qseg.errors import InputError
+from qseg.errors import InputError, QsegError
 from qseg.fileio import StrPath, read_lines
 
 Grades = Mapping[int, int | None]
@@ -246,6 +246,72 @@ def vaswani(
         documents=lambda: iter(read_trec_tagged(docs, "doc", "docno", ()).items()),
         queries=read_trec_tagged(root / "query-text.trec", "top", "num", ("title",)),
         qrels=read_qrels(root / "qrels", grades),
+        stopwords=stopwords,
+        sources=[str(docs)],
+    )
+
+
+def parse_grades(text: str) -> Grades:
+    """A grade mapping such as ``3:2,2:1,1:0,-1:drop`` (``drop``: leave the judgment out)."""
+    mapping: dict[int, int | None] = {}
+    for item in text.split(","):
+        source, colon, target = item.partition(":")
+        try:
+            mapping[int(source)] = None if target.strip() == "drop" else int(target)
+        except ValueError:
+            raise QsegError(f"grades: {item!r} is not GRADE:GRADE or GRADE:drop") from None
+        if not colon:
+            raise QsegError(f"grades: {item!r} is not GRADE:GRADE or GRADE:drop")
+    return mapping
+
+
+KNOWN = ("nfcorpus", "cranfield", "vaswani")
+FILE_FORMATS = ("tsv", "trec", "smart")
+
+
+def known_collection(
+    name: str,
+    folder: StrPath,
+    nfcorpus_queries: Sequence[str] = ("nontopic-titles", "vid-titles"),
+    stopwords: frozenset[str] = frozenset(),
+) -> Collection:
+    """One of the collections of ``../shared/data/ir`` by name, from its folder."""
+    if name == "nfcorpus":
+        return nfcorpus(folder, queries=nfcorpus_queries)
+    if name == "cranfield":
+        return cranfield(folder, stopwords=stopwords)
+    if name == "vaswani":
+        return vaswani(folder, stopwords=stopwords)
+    raise QsegError(f"unknown collection {name!r}; known: {', '.join(KNOWN)}")
+
+
+def collection_from_files(
+    docs: StrPath,
+    queries: StrPath,
+    qrels: StrPath,
+    *,
+    docs_format: str = "tsv",
+    queries_format: str = "tsv",
+    grades: Grades | None = None,
+    stopwords: frozenset[str] = frozenset(),
+) -> Collection:
+    """A collection from a document file, a query file (each ``tsv``, ``trec`` or
+    ``smart``) and TREC qrels."""
+    documents = {
+        "tsv": lambda: read_tsv(docs),
+        "trec": lambda: read_trec_tagged(docs, "doc", "docno", ()),
+        "smart": lambda: dict(read_smart(docs)),
+    }[docs_format]
+    topics = {
+        "tsv": lambda: read_tsv(queries),
+        "trec": lambda: read_trec_tagged(queries, "top", "num", ("title",)),
+        "smart": lambda: {str(i): t for i, (_, t) in enumerate(read_smart(queries, "W"), 1)},
+    }[queries_format]
+    return Collection(
+        name=Path(docs).stem,
+        documents=lambda: iter(documents().items()),
+        queries=topics(),
+        qrels=read_qrels(qrels, grades),
         stopwords=stopwords,
         sources=[str(docs)],
     )

@@ -19,17 +19,9 @@ from typing import TypeVar
 from qseg.errors import InputError, QsegError
 from qseg.fileio import StrPath, read_lines, split_fields
 from qseg.query import QueryError, normalize
-from qseg.segmentation import Segmentation
+from qseg.segmentation import Reference, Segmentation
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Reference:
-    """One distinct reference segmentation of a query and how many annotators gave it."""
-
-    segmentation: Segmentation
-    votes: int
 
 
 def _read_keyed(path: StrPath, parse: Callable[[str, str, int], T]) -> dict[str, T]:

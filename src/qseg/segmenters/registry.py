@@ -1,47 +1,66 @@
-"""Segmenters by name: specs such as ``naive``, ``wiki(unseen_titles=true)``, ``pmi(tau=1.2)``.
+"""The one table of segmentation methods: name -> parameters -> factory.
 
-A spec is a method name with optional ``key=value`` parameters. Parameters are typed and
-validated; :func:`canonical_spec` writes the spec back with defaults left out, so a spec
-round-trips (the ir_measures convention).
+Every method is declared here once, trainable or not: its name, a one-line summary, what it
+needs, its typed parameters with defaults (:mod:`.spec`), whether it must be trained, and its
+factory. :func:`create` builds the segmenter a spec names; a trainable method comes back
+untrained (``qseg train`` fits and saves it; :mod:`qseg.models` loads a saved one from a path).
+Specs round-trip: ``create(spec).spec == canonical_spec(spec)``.
+
+The trainable methods' factory imports the classifier only when called, so listing and parsing
+methods, and the rule-based methods, stay clear of scikit-learn, XGBoost and torch.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
-from qseg.errors import QsegError
 from qseg.resources.bundle import Resources
 from qseg.segmenters.base import Segmenter
 from qseg.segmenters.naive import NaiveSegmenter
 from qseg.segmenters.pmi import PAPER_TAU, PmiSegmenter
+from qseg.segmenters.spec import Method, Param, SpecError, format_spec, parse
+from qseg.segmenters.trainable import PRESETS, Preset, estimator_params
 from qseg.segmenters.wiki import MEDIAN_BIGRAM_COUNT, WikiSegmenter
 
+__all__ = [
+    "BEST_SPEC",
+    "METHODS",
+    "Method",
+    "Param",
+    "SpecError",
+    "canonical_spec",
+    "create",
+    "default_spec",
+    "parse_spec",
+]
 
-class SpecError(QsegError):
-    """A method spec that names no method or has bad parameters."""
+
+def _naive(res: Resources) -> Segmenter:
+    return NaiveSegmenter(res.require_ngrams())
 
 
-@dataclass(frozen=True)
-class Param:
-    """A typed method parameter with its default."""
+def _wiki(res: Resources, unseen_titles: bool, median: int) -> Segmenter:
+    return WikiSegmenter(
+        titles=res.require_titles("wiki"),
+        counts=res.require_ngrams(),
+        unseen_titles=unseen_titles,
+        median=median,
+    )
 
-    kind: type
-    default: Any
-    help: str
+
+def _pmi(res: Resources, tau: float) -> Segmenter:
+    return PmiSegmenter(res.require_probabilities(), tau)
 
 
-@dataclass(frozen=True)
-class Method:
-    """A registered segmentation method."""
+def _trainable(preset: Preset) -> Any:
+    def build(res: Resources, **params: Any) -> Segmenter:
+        from qseg.segmenters.supervised import BreakClassifier
 
-    name: str
-    summary: str
-    needs: str
-    build: Callable[..., Any]
-    params: Mapping[str, Param] = field(default_factory=dict)
+        if preset.fixed.get("inputs.features") is False and res.vectors is None:
+            raise ValueError("needs word vectors: pass --corpus FILE (or Resources(vectors=...))")
+        return BreakClassifier(res, **estimator_params(preset, params))
+
+    return build
 
 
 METHODS: dict[str, Method] = {
@@ -51,18 +70,13 @@ METHODS: dict[str, Method] = {
             "naive",
             "|s|^|s| * freq(s) scoring, exact decoding (paper 003, section 4)",
             "n-gram counts",
-            lambda res: NaiveSegmenter(res.require_ngrams()),
+            _naive,
         ),
         Method(
             "wiki",
             "Wikipedia-title normalization with the median-2-gram rule (paper 003, section 5)",
             "n-gram counts and Wikipedia titles",
-            lambda res, unseen_titles, median: WikiSegmenter(
-                titles=res.require_titles("wiki"),
-                counts=res.require_ngrams(),
-                unseen_titles=unseen_titles,
-                median=median,
-            ),
+            _wiki,
             {
                 "unseen_titles": Param(
                     bool, False, "titles without an n-gram count also get the title weight"
@@ -74,71 +88,31 @@ METHODS: dict[str, Method] = {
             "pmi",
             "break iff PMI of adjacent words < tau (paper 003, section 6.2)",
             "word and 2-gram probabilities",
-            lambda res, tau: PmiSegmenter(res.require_probabilities(), tau),
+            _pmi,
             {"tau": Param(float, PAPER_TAU, "PMI threshold (log10); tune with `qseg tune pmi`")},
+        ),
+        *(
+            Method(p.name, p.summary, p.needs, _trainable(p), p.params, trains=True)
+            for p in PRESETS.values()
         ),
     )
 }
 
-_SPEC = re.compile(r"\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*", re.DOTALL)
 
-
-def _convert(method: str, key: str, param: Param, text: str) -> Any:
-    text = text.strip()
-    if param.kind is bool:
-        if text.lower() in ("true", "1", "yes"):
-            return True
-        if text.lower() in ("false", "0", "no"):
-            return False
-    else:
-        try:
-            value = param.kind(text)
-        except ValueError:
-            pass
-        else:
-            if param.kind is float and value != value:  # NaN
-                raise SpecError(f"{method}: {key} must be a number, not {text!r}")
-            return value
-    raise SpecError(f"{method}: {key} must be of type {param.kind.__name__}, got {text!r}")
-
-
-def parse_spec(spec: str, methods: Mapping[str, Method] = METHODS) -> tuple[Method, dict[str, Any]]:
-    """The method a spec names in ``methods`` and its full parameters (defaults filled in)."""
-    match = _SPEC.fullmatch(spec)
-    if not match:
-        raise SpecError(f"malformed method spec {spec!r}; expected NAME or NAME(key=value, ...)")
-    name, args = match.group(1), match.group(2)
-    method = methods.get(name.lower())
-    if method is None:
-        raise SpecError(f"unknown method {name!r}; available: {', '.join(sorted(methods))}")
-    params = {key: p.default for key, p in method.params.items()}
-    for item in filter(str.strip, (args or "").split(",")):
-        key, eq, value = item.partition("=")
-        key = key.strip()
-        if not eq or key not in method.params:
-            known = ", ".join(method.params) or "none"
-            raise SpecError(f"{method.name}: unknown parameter {item.strip()!r}; known: {known}")
-        params[key] = _convert(method.name, key, method.params[key], value)
-    return method, params
+def parse_spec(spec: str) -> tuple[Method, dict[str, Any]]:
+    """The method a spec names and its full parameters (defaults filled in)."""
+    return parse(spec, METHODS)
 
 
 def canonical_spec(spec: str) -> str:
     """The spec with the method name lower-cased and parameters at their default dropped."""
     method, params = parse_spec(spec)
-    changed = [
-        f"{key}={_format(value)}"
-        for key, value in params.items()
-        if value != method.params[key].default
-    ]
-    return f"{method.name}({', '.join(changed)})" if changed else method.name
-
-
-def _format(value: Any) -> str:
-    return str(value).lower() if isinstance(value, bool) else repr(value)
+    return format_spec(method.name, method.params, params)
 
 
 def create(spec: str, resources: Resources | None = None) -> Segmenter:
-    """Build the segmenter a spec names, from ``resources`` (defaults where allowed)."""
+    """Build the segmenter a spec names, from ``resources`` (defaults where allowed); a
+    trainable method's segmenter is untrained."""
     method, params = parse_spec(spec)
     try:
         return method.build(resources or Resources(), **params)
@@ -153,8 +127,4 @@ methods on Webis-QSeC-10, with the corpus's resources and with the built-in ones
 
 def default_spec(resources: Resources) -> str:
     """:data:`BEST_SPEC` where titles are given or built in, else ``naive``."""
-    if resources.titles is not None:
-        return BEST_SPEC
-    from qseg.resources.default import default_titles
-
-    return BEST_SPEC if default_titles() is not None else "naive"
+    return BEST_SPEC if resources.optional_titles() is not None else "naive"

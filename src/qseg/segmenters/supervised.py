@@ -1,56 +1,55 @@
-"""Supervised break classifiers (papers 004 and 002) with the scikit-learn estimator API.
+"""Supervised break classifiers (papers 004 and 002): scikit-learn estimators and segmenters.
 
 A :class:`BreakClassifier` learns, for every gap between two query words, the probability that
-annotators put a segment break there, from any mix of
+annotators put a segment break there, from any mix of (:class:`.trainable.Inputs`)
 
 - the paper 004 gap features (:mod:`.gap_features`: indicators, n-gram counts, mutual
   information, Wikipedia titles, part of speech),
 - statistics of the gap's words inside entity names (:mod:`.name_features`),
-- a lexicon learned from the training queries: how often a break follows a word, precedes a
-  word, and splits a word pair (out-of-fold on the training data, so the classifier does not
-  learn to trust memorized labels),
-- paper 002's concatenated word vectors of the two words at the gap (:mod:`.embeddings`),
+- a lexicon learned from the training queries (:mod:`.lexicon`; out-of-fold on the training
+  data, so the classifier does not learn to trust memorized labels),
+- paper 002's concatenated word vectors of the two words at the gap,
 - a linear probe on a pretrained encoder's contextual vectors of the gap's words
   (:mod:`.contextual`; out-of-fold on the training data, like the lexicon).
 
 Targets are the share of annotators who broke at each gap (all votes count, not just the
 majority's). Decoding is either gap by gap (break iff p > 0.5) or joint (:mod:`.joint`).
-A fitted classifier saves to one zip file with a format version; it holds no resources, so the
-same counts, titles and tags must be given again when it is loaded.
+
+The classifier is a segmenter like every other: ``segment``, ``segment_many`` and ``rank``
+(scores: the joint scorers' margin, or the log-probability of the breaks under the gap model
+where decoding is gap by gap or the query too long for joint decoding). Its resources
+(counts, titles, name statistics, word vectors) are resolved when it is fitted and recorded by
+content fingerprint (:attr:`BreakClassifier.resources_`); :mod:`qseg.models` saves a fitted
+classifier to one file and checks those fingerprints when it loads it.
 """
 
 from __future__ import annotations
 
-import io
-import json
-import zipfile
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, replace
-from itertools import pairwise
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import islice, pairwise
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
 
-from qseg.corpora.webis import Reference
 from qseg.errors import QsegError
-from qseg.fileio import StrPath, atomic_write_bytes
 from qseg.query import normalize
-from qseg.resources.default import require_name_counts
-from qseg.segmentation import Segmentation
+from qseg.resources.bundle import Resources
+from qseg.resources.vectors import WordVectors
+from qseg.segmentation import Reference, Segmentation
 from qseg.segmenters.contextual import BreakProbe, gap_rows, require_encoder
-from qseg.segmenters.embeddings import WordVectors
+from qseg.segmenters.decoder import kbest_gaps
 from qseg.segmenters.gap_features import (
-    FEATURE_NAMES,
     FeatureSource,
+    QueryTables,
     SpanTables,
     gap_features,
     query_tables,
 )
+from qseg.segmenters.gap_models import LinearGapModel, TreeGapModel
 from qseg.segmenters.joint import (
-    CANDIDATE_FEATURES,
     MAX_JOINT_WORDS,
     candidate_bits,
     candidate_features,
@@ -58,25 +57,30 @@ from qseg.segmenters.joint import (
     softmax_objective,
     vote_grades,
 )
-from qseg.segmenters.name_features import NAME_FEATURES, name_features
-
-FORMAT = "qseg-break-classifier"
-FORMAT_VERSION = 7
+from qseg.segmenters.lexicon import LEXICON_FEATURES, Lexicon, gap_keys, phrase_rates
+from qseg.segmenters.name_features import name_features
+from qseg.segmenters.trainable import (
+    CLASSIFIERS,
+    GROUPS,
+    SCALARS,
+    Boosting,
+    Decoding,
+    Inputs,
+    check_group,
+    spec_of,
+)
 
 Target = Segmentation | Sequence[Reference]
 """A training label: one segmentation, or annotators' segmentations with their votes."""
 
-CLASSIFIERS = ("xgboost", "logreg")
-DECODERS = ("joint", "independent")
-LEXICON_FEATURES = ("left_break_rate", "left_seen", "right_break_rate", "right_seen")
-LEXICON_FEATURES += ("pair_break_rate", "pair_seen")
-_SMOOTHING = 2.0
+BATCH = 4096
+"""Queries segmented at once by :meth:`BreakClassifier.segment_many`."""
 _JOINT_BATCH = 512
 """Queries whose candidates are built at once when segmenting (12 words: 2,048 candidates)."""
 
 
-class ModelError(QsegError):
-    """A model file that cannot be read, or a model used without what it was trained with."""
+class NotFittedSegmenterError(QsegError, NotFittedError):
+    """A trainable segmenter used before it is trained."""
 
 
 def vote_distribution(target: Target) -> dict[tuple[int, ...], float]:
@@ -95,229 +99,140 @@ def target_words(target: Target) -> tuple[str, ...]:
     return target.words if isinstance(target, Segmentation) else target[0].segmentation.words
 
 
-def _gap_keys(words: Sequence[str]) -> Iterator[tuple[str, str, str]]:
-    for g in range(len(words) - 1):
-        yield words[g], words[g + 1], f"{words[g]} {words[g + 1]}"
-
-
-@dataclass
-class _Lexicon:
-    """Break rates per left word, right word and word pair, smoothed toward the prior."""
-
-    prior: float
-    tables: tuple[dict[str, tuple[float, int]], ...]
-
-    @classmethod
-    def learn(cls, keys: Sequence[tuple[str, str, str]], rates: np.ndarray) -> _Lexicon:
-        tables: tuple[dict[str, list[float]], ...] = ({}, {}, {})
-        for key, rate in zip(keys, rates, strict=True):
-            for table, k in zip(tables, key, strict=True):
-                entry = table.setdefault(k, [0.0, 0])
-                entry[0] += float(rate)
-                entry[1] += 1
-        prior = float(rates.mean()) if len(rates) else 0.5
-        frozen = tuple({k: (v[0], int(v[1])) for k, v in t.items()} for t in tables)
-        return cls(prior, frozen)
-
-    def encode(self, keys: Sequence[tuple[str, str, str]]) -> np.ndarray:
-        out = np.zeros((len(keys), 6), dtype=np.float32)
-        for j, table in enumerate(self.tables):
-            stats = np.array([table.get(key[j], (0.0, 0)) for key in keys], dtype=np.float64)
-            stats = stats.reshape(len(keys), 2)
-            out[:, 2 * j] = (stats[:, 0] + _SMOOTHING * self.prior) / (stats[:, 1] + _SMOOTHING)
-            out[:, 2 * j + 1] = stats[:, 1]
-        return out
-
-    def to_json(self) -> dict[str, Any]:
-        return {"prior": self.prior, "tables": [dict(t) for t in self.tables]}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> _Lexicon:
-        tables = tuple({k: (float(v[0]), int(v[1])) for k, v in t.items()} for t in data["tables"])
-        return cls(float(data["prior"]), tables)
-
-
-def _phrase_rates(
-    queries: Sequence[tuple[str, ...]], dists: Sequence[Mapping[tuple[int, ...], float]]
-) -> dict[str, float]:
-    """Multiword n-gram -> share of its occurrences in queries that annotators made a segment."""
-    as_segment: dict[str, float] = defaultdict(float)
-    seen: dict[str, int] = defaultdict(int)
-    for words, dist in zip(queries, dists, strict=True):
-        n = len(words)
-        for a in range(n):
-            for b in range(a + 2, n + 1):
-                seen[" ".join(words[a:b])] += 1
-        for breaks, share in dist.items():
-            for seg in Segmentation._trusted(words, breaks).segments:
-                if len(seg) > 1:
-                    as_segment[" ".join(seg)] += share
-    return {k: (as_segment.get(k, 0.0) + 0.05) / (c + 0.1) for k, c in seen.items()}
-
-
-class _Linear:
-    """Logistic regression on imputed, standardized features (scikit-learn fits it)."""
-
-    def __init__(self, fill: np.ndarray, mean: np.ndarray, scale: np.ndarray, coef: np.ndarray):
-        self.fill, self.mean, self.scale, self.coef = fill, mean, scale, coef
-
-    @classmethod
-    def fit(cls, x: np.ndarray, rates: np.ndarray, seed: int) -> _Linear:
-        from sklearn.linear_model import LogisticRegression
-
-        fill = np.zeros(x.shape[1])
-        present = ~np.isnan(x).all(axis=0)  # columns such as POS without tags stay at 0
-        fill[present] = np.nanmedian(x[:, present], axis=0)
-        z = np.where(np.isnan(x), fill, x)
-        mean, scale = z.mean(axis=0), z.std(axis=0)
-        scale[scale == 0] = 1.0
-        z = (z - mean) / scale
-        # a gap broken by a share r of the annotators is a positive of weight r, a negative of 1-r
-        both = np.vstack([z, z])
-        labels = np.r_[np.ones(len(z)), np.zeros(len(z))]
-        weights = np.r_[rates, 1 - rates]
-        model = LogisticRegression(C=1.0, max_iter=2000, random_state=seed)
-        model.fit(both, labels, sample_weight=weights)
-        return cls(fill, mean, scale, np.r_[model.intercept_, model.coef_[0]])
-
-    def predict(self, x: np.ndarray) -> np.ndarray:
-        z = (np.where(np.isnan(x), self.fill, x) - self.mean) / self.scale
-        return 1.0 / (1.0 + np.exp(-(z @ self.coef[1:] + self.coef[0])))
-
-    def to_bytes(self) -> bytes:
-        buffer = io.BytesIO()
-        np.savez(buffer, fill=self.fill, mean=self.mean, scale=self.scale, coef=self.coef)
-        return buffer.getvalue()
-
-    @classmethod
-    def from_bytes(cls, data: bytes) -> _Linear:
-        arrays = np.load(io.BytesIO(data))
-        return cls(arrays["fill"], arrays["mean"], arrays["scale"], arrays["coef"])
-
-
-class _Trees:
-    """Gradient-boosted trees (XGBoost) with the logistic loss on break shares."""
-
-    def __init__(self, booster: Any) -> None:
-        self.booster = booster
-
-    @classmethod
-    def fit(cls, x: np.ndarray, rates: np.ndarray, params: Mapping[str, Any]) -> _Trees:
-        import xgboost as xgb
-
-        model = xgb.XGBRegressor(objective="binary:logistic", **params)
-        model.fit(x, rates)
-        return cls(model.get_booster())
-
-    def predict(self, x: np.ndarray) -> np.ndarray:
-        return self.booster.inplace_predict(x)
-
-    def to_bytes(self) -> bytes:
-        return bytes(self.booster.save_raw("ubj"))
-
-    @classmethod
-    def from_bytes(cls, data: bytes) -> _Trees:
-        return cls(_booster(data))
-
-
 class BreakClassifier(BaseEstimator):
     """Per-gap break probabilities from features, lexicon and word vectors; joint decoding.
 
-    ``source`` gives the counts and titles of the paper 004 features (needed unless
-    ``features=False`` and ``decoder='independent'``); ``embeddings`` adds paper 002's word
-    vectors. ``inner_folds`` splits the training queries for the out-of-fold lexicon and the
-    gap probabilities the joint decoder learns from. The joint decoder is trained on every
-    segmentation of a query but, when segmenting, scores only the ``max_candidates`` most
-    probable under the gap classifier (4 lost nothing on Webis-QSeC-10 when measured: 0.8473
-    break accuracy over five fold splits against 0.8469 with 8, and segment 15% faster);
-    ``agreement_weight`` is the share of its training target that rewards segmentations for
-    each gap they share with the annotators' (:func:`.joint.joint_target`);
-    ``rank_votes`` adds a LambdaMART scorer that ranks the candidates by their votes
-    (:func:`.joint.vote_grades`; on Webis-QSeC-10 it adds 0.4 to 0.7 points of query
-    accuracy over five fold splits, see docs/supervised.md). ``contextual`` adds the break
-    probe on a pretrained encoder's vectors (:mod:`.contextual`). Fitted state ends in ``_``.
+    ``resources`` gives the counts and titles of the gap features (the built-in ones where
+    ``None``), the name statistics and the word vectors; ``inputs`` says what describes a gap,
+    ``boosting`` sizes the boosted trees, ``decoding`` chooses gap-by-gap or joint decoding
+    (``None`` for each group: its defaults). ``inner_folds`` splits the training queries for
+    the out-of-fold lexicon, probe and gap probabilities the joint decoder learns from.
+    The methods ``joint``, ``features`` and ``embeddings`` of the registry are presets of it
+    (:mod:`.trainable`). Fitted state ends in ``_``.
     """
 
     def __init__(
         self,
-        source: FeatureSource | None = None,
+        resources: Resources | None = None,
         *,
-        features: bool = True,
-        name_statistics: bool = False,
-        lexicon: bool = True,
-        embeddings: WordVectors | None = None,
-        contextual: bool = False,
+        inputs: Inputs | None = None,
         classifier: str = "xgboost",
-        decoder: str = "joint",
-        n_estimators: int = 300,
-        max_depth: int = 5,
-        learning_rate: float = 0.05,
+        boosting: Boosting | None = None,
+        decoding: Decoding | None = None,
         inner_folds: int = 5,
-        max_candidates: int = 4,
-        agreement_weight: float = 0.5,
-        rank_votes: bool = True,
         random_state: int = 0,
         n_jobs: int = 1,
     ) -> None:
-        self.source = source
-        self.features = features
-        self.name_statistics = name_statistics
-        self.lexicon = lexicon
-        self.embeddings = embeddings
-        self.contextual = contextual
+        self.resources = resources
+        self.inputs = inputs
         self.classifier = classifier
-        self.decoder = decoder
-        self.n_estimators = n_estimators
-        self.max_depth = max_depth
-        self.learning_rate = learning_rate
+        self.boosting = boosting
+        self.decoding = decoding
         self.inner_folds = inner_folds
-        self.max_candidates = max_candidates
-        self.agreement_weight = agreement_weight
-        self.rank_votes = rank_votes
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    # -- checks --------------------------------------------------------------------------
+    # -- settings ------------------------------------------------------------------------
+
+    @property
+    def _in(self) -> Inputs:
+        return self.inputs or Inputs()
+
+    @property
+    def _trees(self) -> Boosting:
+        return self.boosting or Boosting()
+
+    @property
+    def _decoding(self) -> Decoding:
+        return self.decoding or Decoding()
+
+    @property
+    def spec(self) -> str:
+        """The model file (or shipped model name) it was loaded from, else the registry spec
+        of this configuration, e.g. ``features(classifier='logreg')``."""
+        if hasattr(self, "spec_"):
+            return str(self.spec_)
+        spec = spec_of(self.get_params())
+        if spec is None:
+            raise QsegError(
+                "this combination of inputs and decoding is none of the registered methods "
+                "(joint, features, embeddings)"
+            )
+        return spec
 
     def _check_params(self) -> None:
+        for name in GROUPS:
+            try:
+                check_group(name, getattr(self, name))
+            except TypeError as exc:
+                raise QsegError(str(exc)) from None
+        for name, (kind, _) in SCALARS.items():
+            value = getattr(self, name)
+            if type(value) is not kind:
+                raise QsegError(f"{name} must be {kind.__name__}, not {value!r}")
         if self.classifier not in CLASSIFIERS:
             raise QsegError(f"classifier must be one of {', '.join(CLASSIFIERS)}")
-        if self.decoder not in DECODERS:
-            raise QsegError(f"decoder must be one of {', '.join(DECODERS)}")
+        inputs, decoding = self._in, self._decoding
         if not (
-            self.features
-            or self.name_statistics
-            or self.lexicon
-            or self.contextual
-            or self.embeddings is not None
+            inputs.features
+            or inputs.name_statistics
+            or inputs.lexicon
+            or inputs.contextual
+            or inputs.word_vectors
         ):
-            raise QsegError("a break classifier needs features, a lexicon or embeddings")
-        if self._needs_source and self.source is None:
-            raise QsegError("gap features and joint decoding need n-gram counts (a source)")
-        if self.name_statistics and (self.source is None or self.source.names is None):
-            raise QsegError("name statistics need names in the source (FeatureSource.names)")
+            raise QsegError("a break classifier needs features, a lexicon or word vectors")
         if self.inner_folds < 2:
             raise QsegError(f"inner_folds must be at least 2, got {self.inner_folds}")
-        if self.max_candidates < 1:
-            raise QsegError(f"max_candidates must be at least 1, got {self.max_candidates}")
-        if not 0 <= self.agreement_weight <= 1:
-            raise QsegError(f"agreement_weight must be in [0, 1], got {self.agreement_weight}")
+        if decoding.max_candidates < 1:
+            raise QsegError(f"max_candidates must be at least 1, got {decoding.max_candidates}")
+        if not 0 <= decoding.agreement_weight <= 1:
+            raise QsegError(f"agreement_weight must be in [0, 1], got {decoding.agreement_weight}")
 
     @property
     def _needs_source(self) -> bool:
-        return bool(self.features or self.name_statistics) or self.decoder == "joint"
+        inputs = self._in
+        return bool(inputs.features or inputs.name_statistics) or self._decoding.joint
 
     def _tree_params(self, seed_offset: int = 0) -> dict[str, Any]:
+        trees = self._trees
         return {
-            "n_estimators": self.n_estimators,
-            "max_depth": self.max_depth,
-            "learning_rate": self.learning_rate,
+            "n_estimators": trees.n_estimators,
+            "max_depth": trees.max_depth,
+            "learning_rate": trees.learning_rate,
             "subsample": 0.8,
             "colsample_bytree": 0.6,
             "min_child_weight": 2,
             "random_state": self.random_state + seed_offset,
             "n_jobs": self.n_jobs,
         }
+
+    # -- resources -----------------------------------------------------------------------
+
+    def _resolve_resources(self) -> None:
+        """Take the counts, titles, names and vectors in use from ``resources`` (built-in
+        ones where not given) and record what they are (:attr:`resources_`)."""
+        resources = self.resources or Resources()
+        inputs = self._in
+        record: dict[str, dict[str, Any] | None] = {}
+        self.source_: FeatureSource | None = None
+        if self._needs_source:
+            counts, words = resources.require_ngrams(), resources.require_words()
+            titles = resources.optional_titles()
+            names = resources.require_names() if inputs.name_statistics else None
+            self.source_ = FeatureSource(counts, words, titles, names)
+            record["ngrams"] = _describe(counts, resources.ngrams is None)
+            record["words"] = _describe(words, resources.words is None and words is not counts)
+            record["titles"] = _describe(titles, resources.titles is None)
+            if names is not None:
+                record["names"] = _describe(names, resources.names is None)
+        self.vectors_: WordVectors | None = None
+        if inputs.word_vectors:
+            self.vectors_ = resources.require_vectors()
+            record["vectors"] = _describe(self.vectors_, resources.vectors is None)
+        if inputs.contextual:
+            encoder = require_encoder()
+            record["encoder"] = {"fingerprint": encoder.fingerprint, "source": encoder.name}
+        self.resources_ = record
 
     # -- features ------------------------------------------------------------------------
 
@@ -329,31 +244,36 @@ class BreakClassifier(BaseEstimator):
     ) -> np.ndarray:
         parts = []
         gaps = sum(len(w) - 1 for w in words)
-        if self.features:
-            assert self.source is not None
-            parts.append(gap_features(words, self.source, tags, tables))
-        if self.name_statistics:
-            assert self.source is not None and self.source.names is not None
-            parts.append(name_features(words, self.source.names))
-        if self.embeddings is not None:
+        source = self.source_
+        if self._in.features:
+            assert source is not None
+            parts.append(gap_features(words, source, tags, tables))
+        if self._in.name_statistics:
+            assert source is not None and source.names is not None
+            parts.append(name_features(words, source.names))
+        if self.vectors_ is not None:
             left = [w[g] for w in words for g in range(len(w) - 1)]
             right = [w[g + 1] for w in words for g in range(len(w) - 1)]
-            parts += [self.embeddings.lookup(left), self.embeddings.lookup(right)]
+            parts += [self.vectors_.lookup(left), self.vectors_.lookup(right)]
         return np.hstack(parts) if parts else np.zeros((gaps, 0), dtype=np.float32)
 
-    def _gap_model(self, x: np.ndarray, rates: np.ndarray, fold: int) -> _Trees | _Linear:
+    def _gap_model(
+        self, x: np.ndarray, rates: np.ndarray, fold: int
+    ) -> TreeGapModel | LinearGapModel:
         if self.classifier == "logreg":
-            return _Linear.fit(x, rates, self.random_state)
-        return _Trees.fit(x, rates, self._tree_params(fold))
+            return LinearGapModel.fit(x, rates, self.random_state)
+        return TreeGapModel.fit(x, rates, self._tree_params(fold))
 
     # -- fit -----------------------------------------------------------------------------
 
     def training_stages(self) -> list[str]:
         """The stages :meth:`fit` goes through, in order (what it reports to ``progress``)."""
-        stages = ["features", *(["contextual probe"] if self.contextual else []), "gap model"]
-        if self.decoder == "joint":
+        contextual = ["contextual probe"] if self._in.contextual else []
+        stages = ["features", *contextual, "gap model"]
+        if self._decoding.joint:
             stages += [f"inner fold {k}/{self.inner_folds}" for k in range(1, self.inner_folds + 1)]
-            stages += ["candidates", "joint scorer"] + (["vote ranker"] if self.rank_votes else [])
+            ranker = ["vote ranker"] if self._decoding.rank_votes else []
+            stages += ["candidates", "joint scorer", *ranker]
         return stages
 
     def fit(
@@ -389,16 +309,18 @@ class BreakClassifier(BaseEstimator):
         )
         if not len(rates):
             raise QsegError("the training queries have no gaps (all are single words)")
+        self._resolve_resources()
         query_of_gap = np.repeat(np.arange(len(words)), [len(w) - 1 for w in words])
-        keys = [k for w in words for k in _gap_keys(w)]
-        tables = query_tables(words, self.source) if self._needs_source else None
+        keys = [k for w in words for k in gap_keys(w)]
+        tables = query_tables(words, self.source_) if self.source_ is not None else None
         base = self._base_matrix(words, tags, tables)
         done = progress or (lambda stage: None)
         done("features")
         folds = list(
             KFold(self.inner_folds, shuffle=True, random_state=self.random_state).split(words)
         )
-        if self.contextual:
+        self.probe_: BreakProbe | None = None
+        if self._in.contextual:
             rows = gap_rows(require_encoder(), words)
             probed = _out_of_fold(
                 folds,
@@ -412,24 +334,26 @@ class BreakClassifier(BaseEstimator):
             base = np.hstack([base, probed])
             done("contextual probe")
         x = base
-        if self.lexicon:
+        self.lexicon_: Lexicon | None = None
+        if self._in.lexicon:
             lex = _out_of_fold(
                 folds,
                 query_of_gap,
                 len(LEXICON_FEATURES),
-                lambda inside, outside: _Lexicon.learn(
+                lambda inside, outside: Lexicon.learn(
                     [keys[i] for i in np.flatnonzero(inside)], rates[inside]
                 ).encode([keys[i] for i in np.flatnonzero(outside)]),
             )
-            self.lexicon_ = _Lexicon.learn(keys, rates)
+            self.lexicon_ = Lexicon.learn(keys, rates)
             x = np.hstack([base, lex])
         self.n_features_in_ = x.shape[1]
         self.tagged_ = tags is not None and any(t is not None for t in tags)
         self.gap_model_ = self._gap_model(x, rates, 0)
         done("gap model")
-        self.joint_ = self.ranker_ = None
+        self.joint_: Any = None
+        self.ranker_: Any = None
         self.phrases_: dict[str, float] = {}
-        if self.decoder == "joint":
+        if self._decoding.joint:
             assert tables is not None
             self._fit_joint(words, tags, dists, x, rates, query_of_gap, tables, folds, done)
         return self
@@ -453,7 +377,7 @@ class BreakClassifier(BaseEstimator):
         for fold, (train, held) in enumerate(folds, start=1):
             inside, outside = np.isin(query_of_gap, train), np.isin(query_of_gap, held)
             p[outside] = self._gap_model(x[inside], rates[inside], fold).predict(x[outside])
-            rates_of = _phrase_rates([words[i] for i in train], [dists[i] for i in train])
+            rates_of = phrase_rates([words[i] for i in train], [dists[i] for i in train])
             for i in held:
                 phrases[i] = rates_of
             done(f"inner fold {fold}/{len(folds)}")
@@ -468,13 +392,14 @@ class BreakClassifier(BaseEstimator):
             [phrases[i] for i in chosen],
             [tags[i] for i in chosen] if tags is not None else None,
         )
-        targets = [joint_target(len(words[i]), dists[i], self.agreement_weight) for i in chosen]
+        decoding, trees = self._decoding, self._trees
+        targets = [joint_target(len(words[i]), dists[i], decoding.agreement_weight) for i in chosen]
         bounds = np.r_[0, np.cumsum([len(t) for t in targets])]
         rows = np.vstack(blocks)
         done("candidates")
         params = {
-            "max_depth": self.max_depth,
-            "eta": self.learning_rate,
+            "max_depth": trees.max_depth,
+            "eta": trees.learning_rate,
             "subsample": 0.8,
             "colsample_bytree": 0.8,
             "seed": self.random_state,
@@ -482,10 +407,10 @@ class BreakClassifier(BaseEstimator):
         }
         objective = softmax_objective(bounds, np.concatenate(targets))
         self.joint_ = xgb.train(
-            {**params, "base_score": 0.0}, xgb.DMatrix(rows), self.n_estimators, obj=objective
+            {**params, "base_score": 0.0}, xgb.DMatrix(rows), trees.n_estimators, obj=objective
         )
         done("joint scorer")
-        if self.rank_votes:
+        if decoding.rank_votes:
             grades = np.concatenate([vote_grades(len(words[i]), dists[i]) for i in chosen])
             query = np.repeat(np.arange(len(chosen)), np.diff(bounds))
             ranking = {
@@ -494,9 +419,9 @@ class BreakClassifier(BaseEstimator):
                 "lambdarank_num_pair_per_sample": 4,
             }
             ranked = xgb.DMatrix(rows, label=grades, qid=query)
-            self.ranker_ = xgb.train({**params, **ranking}, ranked, self.n_estimators)
+            self.ranker_ = xgb.train({**params, **ranking}, ranked, trees.n_estimators)
             done("vote ranker")
-        self.phrases_ = _phrase_rates(words, dists)
+        self.phrases_ = phrase_rates(words, dists)
 
     # -- predict -------------------------------------------------------------------------
 
@@ -506,31 +431,69 @@ class BreakClassifier(BaseEstimator):
         tags: Sequence[Sequence[str] | None] | None = None,
     ) -> list[np.ndarray]:
         """Per query, the probability of a break at each gap."""
+        self._check_fitted()
         words = [_as_words(q) for q in queries]
-        return self._probabilities(words, tags, None)[0]
+        return self._probabilities(words, tags)[0]
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "gap_model_"):
+            raise NotFittedSegmenterError(
+                "this segmenter is not trained yet: fit() it, or train it with `qseg train` "
+                "and use the saved model file as the method"
+            )
 
     def _probabilities(
         self,
         words: Sequence[tuple[str, ...]],
         tags: Sequence[Sequence[str] | None] | None,
-        tables: SpanTables | None,
     ) -> tuple[list[np.ndarray], SpanTables | None]:
-        if not hasattr(self, "gap_model_"):
-            raise QsegError("this break classifier is not fitted yet; call fit() first")
+        """Gap probabilities per query, and the span tables they were computed from. Queries
+        without tags (``tags`` None, or None for a query) go without tag features."""
+        self._check_fitted()
         _check_tags(words, tags)
-        if self.features and tags is None and self.tagged_:
-            raise ModelError("the model was trained with part-of-speech tags; give tags")
-        if tables is None and self._needs_source:
-            if self.source is None:
-                raise ModelError("the model needs n-gram counts (a source) to segment")
-            tables = query_tables(words, self.source)
+        tables = query_tables(words, self.source_) if self.source_ is not None else None
         x = self._base_matrix(words, tags, tables)
-        if self.contextual:
+        if self.probe_ is not None:
             x = np.hstack([x, self.probe_.score(gap_rows(require_encoder(), words))])
-        if self.lexicon:
-            x = np.hstack([x, self.lexicon_.encode([k for w in words for k in _gap_keys(w)])])
+        if self.lexicon_ is not None:
+            x = np.hstack([x, self.lexicon_.encode([k for w in words for k in gap_keys(w)])])
         p = self.gap_model_.predict(x) if len(x) else np.zeros(0)
         return _per_query(p, words), tables
+
+    def _joint_scores(
+        self,
+        words: Sequence[tuple[str, ...]],
+        probabilities: Sequence[np.ndarray],
+        tables: Sequence[QueryTables] | SpanTables,
+        tags: Sequence[Sequence[str] | None] | None,
+        candidates: int,
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per query (2 to 12 words), its ``candidates`` most probable break vectors under the
+        gap model (rows of :func:`.joint.candidate_bits`) and their joint scores."""
+        out = []
+        for first in range(0, len(words), _JOINT_BATCH):
+            part = range(first, min(first + _JOINT_BATCH, len(words)))
+            blocks = candidate_features(
+                [words[i] for i in part],
+                [probabilities[i] for i in part],
+                [tables[i] for i in part],
+                [self.phrases_] * len(part),
+                [tags[i] for i in part] if tags is not None else None,
+            )
+            kept = [np.argsort(-b[:, 0], kind="stable")[:candidates] for b in blocks]
+            rows = np.vstack([b[k] for b, k in zip(blocks, kept, strict=True)])
+            scores = self.joint_.inplace_predict(rows, predict_type="margin")
+            if self.ranker_ is not None:
+                scores = scores + self.ranker_.inplace_predict(rows, predict_type="margin")
+            bounds = np.cumsum([0, *(len(k) for k in kept)])
+            out += [(k, scores[a:b]) for k, (a, b) in zip(kept, pairwise(bounds), strict=True)]
+        return out
+
+    def _joint_rows(self, words: Sequence[tuple[str, ...]]) -> list[int]:
+        """The queries that joint decoding decides (2 to 12 words), if the model has it."""
+        if self.joint_ is None:
+            return []
+        return [i for i, w in enumerate(words) if 2 <= len(w) <= MAX_JOINT_WORDS]
 
     def predict(
         self,
@@ -538,135 +501,84 @@ class BreakClassifier(BaseEstimator):
         tags: Sequence[Sequence[str] | None] | None = None,
     ) -> list[Segmentation]:
         """The segmentation of each query."""
+        self._check_fitted()
         words = [_as_words(q) for q in queries]
-        probabilities, tables = self._probabilities(words, tags, None)
+        probabilities, tables = self._probabilities(words, tags)
         breaks = [tuple((p > 0.5).astype(int).tolist()) for p in probabilities]
-        if self.joint_ is not None and tables is not None:
-            chosen = [i for i, w in enumerate(words) if 2 <= len(w) <= MAX_JOINT_WORDS]
-            for first in range(0, len(chosen), _JOINT_BATCH):
-                part = chosen[first : first + _JOINT_BATCH]
-                blocks = candidate_features(
-                    [words[i] for i in part],
-                    [probabilities[i] for i in part],
-                    [tables[i] for i in part],
-                    [self.phrases_] * len(part),
-                    [tags[i] for i in part] if tags is not None else None,
-                )
-                # the booster scores the candidates most probable under the gap classifier
-                kept = [np.argsort(-b[:, 0], kind="stable")[: self.max_candidates] for b in blocks]
-                rows = np.vstack([b[k] for b, k in zip(blocks, kept, strict=True)])
-                scores = self.joint_.inplace_predict(rows, predict_type="margin")
-                if self.ranker_ is not None:
-                    scores = scores + self.ranker_.inplace_predict(rows, predict_type="margin")
-                start = 0
-                for i, k in zip(part, kept, strict=True):
-                    best = k[int(np.argmax(scores[start : start + len(k)]))]
-                    breaks[i] = tuple(candidate_bits(len(words[i]))[best].tolist())
-                    start += len(k)
+        chosen = self._joint_rows(words)
+        if chosen:
+            assert tables is not None
+            scored = self._joint_scores(
+                [words[i] for i in chosen],
+                [probabilities[i] for i in chosen],
+                [tables[i] for i in chosen],
+                [tags[i] for i in chosen] if tags is not None else None,
+                self._decoding.max_candidates,
+            )
+            for i, (kept, scores) in zip(chosen, scored, strict=True):
+                best = kept[int(np.argmax(scores))]
+                breaks[i] = tuple(candidate_bits(len(words[i]))[best].tolist())
         return [Segmentation._trusted(w, b) for w, b in zip(words, breaks, strict=True)]
 
-    # -- persistence ---------------------------------------------------------------------
+    # -- the segmenter protocol ----------------------------------------------------------
 
-    def save(self, path: StrPath) -> None:
-        """Write the fitted model to one zip file (replaced atomically)."""
-        if not hasattr(self, "gap_model_"):
-            raise QsegError("this break classifier is not fitted yet; nothing to save")
-        params = {k: v for k, v in self.get_params().items() if k not in ("source", "embeddings")}
-        meta = {
-            "format": FORMAT,
-            "version": FORMAT_VERSION,
-            "params": params,
-            "gap_model": self.classifier,
-            "tagged": self.tagged_,
-            "titles": self.source is not None and self.source.titles is not None,
-            "embeddings": self.embeddings is not None,
-            "features": [
-                *(FEATURE_NAMES if self.features else ()),
-                *(NAME_FEATURES if self.name_statistics else ()),
-            ],
-            "candidate_features": list(CANDIDATE_FEATURES) if self.joint_ is not None else [],
-        }
-        buffer = io.BytesIO()
-        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
-            zf.writestr("meta.json", json.dumps(meta, indent=1))
-            zf.writestr("gap_model.bin", self.gap_model_.to_bytes())
-            if self.lexicon:
-                zf.writestr("lexicon.json", json.dumps(self.lexicon_.to_json()))
-            if self.contextual:
-                zf.writestr("probe.npz", self.probe_.to_bytes())
-            if self.joint_ is not None:
-                zf.writestr("joint.ubj", bytes(self.joint_.save_raw("ubj")))
-                zf.writestr("phrases.json", json.dumps(self.phrases_))
-            if self.ranker_ is not None:
-                zf.writestr("ranker.ubj", bytes(self.ranker_.save_raw("ubj")))
-            if self.embeddings is not None:
-                zf.writestr("vectors.npz", self.embeddings.to_bytes())
-        atomic_write_bytes(path, buffer.getvalue())
+    def segment(self, query: str, tags: Sequence[str] | None = None) -> Segmentation:
+        """The segmentation of one query (with its part-of-speech tags, if the model uses
+        them and they are known)."""
+        return self.predict([query], None if tags is None else [tags])[0]
 
-    @staticmethod
-    def check_file(path: StrPath) -> None:
-        """Raise :class:`ModelError` unless ``path`` is a model this qseg reads. It reads the
-        header alone, so a command can refuse a wrong file before it builds resources."""
-        with _model_file(path):
-            pass
+    def segment_many(
+        self,
+        queries: Iterable[str],
+        tags: Iterable[Sequence[str] | None] | None = None,
+    ) -> Iterator[Segmentation]:
+        """Segment queries in batches of :data:`BATCH` (a query's tags may be ``None``)."""
+        items = iter(queries)
+        tag_items = iter(tags) if tags is not None else None
+        while batch := list(islice(items, BATCH)):
+            batch_tags = None
+            if tag_items is not None:
+                batch_tags = list(islice(tag_items, len(batch)))
+                if len(batch_tags) != len(batch):
+                    raise QsegError("fewer tag lists than queries")
+            yield from self.predict(batch, batch_tags)
 
-    @classmethod
-    def load(cls, path: StrPath, source: FeatureSource | None = None) -> BreakClassifier:
-        """A model saved by :meth:`save`; ``source`` gives the counts and titles again (and
-        the built-in name statistics fill in for names it lacks)."""
-        with _model_file(path) as (zf, meta):
-            embeddings = None
-            if meta["embeddings"]:
-                embeddings = WordVectors.from_bytes(zf.read("vectors.npz"))
-            model = cls(source, embeddings=embeddings, **meta["params"])
-            raw = zf.read("gap_model.bin")
-            gap: _Trees | _Linear = (
-                _Linear.from_bytes(raw) if meta["gap_model"] == "logreg" else _Trees.from_bytes(raw)
-            )
-            model.gap_model_ = gap
-            if model.lexicon:
-                model.lexicon_ = _Lexicon.from_json(json.loads(zf.read("lexicon.json")))
-            if model.contextual:
-                model.probe_ = BreakProbe.from_bytes(zf.read("probe.npz"))
-            model.joint_ = model.ranker_ = None
-            model.phrases_ = {}
-            if "joint.ubj" in zf.namelist():
-                model.joint_ = _booster(zf.read("joint.ubj"))
-                model.phrases_ = json.loads(zf.read("phrases.json"))
-            if "ranker.ubj" in zf.namelist():
-                model.ranker_ = _booster(zf.read("ranker.ubj"))
-            model.tagged_ = bool(meta["tagged"])
-            trained_with_titles = bool(meta["titles"])
-        if trained_with_titles and (source is None or source.titles is None):
-            raise ModelError(f"{path}: the model was trained with Wikipedia titles; give them")
-        if model._needs_source and source is None:
-            raise ModelError(f"{path}: the model needs the n-gram counts it was trained with")
-        if model.name_statistics and source is not None and source.names is None:
-            model.source = replace(source, names=require_name_counts())
-        if model.contextual:
-            require_encoder()
-        return model
+    def rank(
+        self, query: str, k: int, tags: Sequence[str] | None = None
+    ) -> list[tuple[Segmentation, float]]:
+        """The ``k`` best segmentations: by the joint scorers' margin among the
+        ``max(k, max_candidates)`` break vectors the gap model finds most probable (so the
+        first is :meth:`segment`'s whenever ``k <= max_candidates``); without joint decoding,
+        by the log-probability of the breaks under the gap model."""
+        self._check_fitted()
+        if k < 1:
+            raise QsegError(f"k must be at least 1, got {k}")
+        words = _as_words(query)
+        query_tags = None if tags is None else [tags]
+        probabilities, tables = self._probabilities([words], query_tags)
+        if self._joint_rows([words]):
+            assert tables is not None
+            candidates = max(k, self._decoding.max_candidates)
+            kept, scores = self._joint_scores(
+                [words], probabilities, tables, query_tags, candidates
+            )[0]
+            bits = candidate_bits(len(words))
+            order = sorted(range(len(kept)), key=lambda j: (-scores[j], j))[:k]
+            return [
+                (Segmentation._trusted(words, tuple(bits[kept[j]].tolist())), float(scores[j]))
+                for j in order
+            ]
+        p = np.clip(probabilities[0].astype(np.float64), 1e-12, 1 - 1e-12)
+        ranked = kbest_gaps(np.log(p).tolist(), np.log1p(-p).tolist(), k)
+        return [(Segmentation._trusted(words, breaks), score) for score, breaks in ranked]
 
 
-@contextmanager
-def _model_file(path: StrPath) -> Iterator[tuple[zipfile.ZipFile, dict[str, Any]]]:
-    """The open model file and its checked header; any read or format error becomes a
-    :class:`ModelError` naming the file."""
-    try:
-        with zipfile.ZipFile(path) as zf:
-            meta = json.loads(zf.read("meta.json"))
-            if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-                raise ModelError(f"{path}: not a qseg break classifier")
-            if meta.get("version") != FORMAT_VERSION:
-                raise ModelError(
-                    f"{path}: model format version {meta.get('version')}; this qseg reads "
-                    f"version {FORMAT_VERSION} (retrain with `qseg train`)"
-                )
-            yield zf, meta
-    except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, ValueError) as exc:
-        raise ModelError(f"{path}: not a readable model file ({exc})") from None
-    except OSError as exc:
-        raise ModelError(f"{path}: cannot read the model file ({exc.strerror})") from None
+def _describe(resource: Any, builtin: bool) -> dict[str, Any] | None:
+    """What a model records of a resource it was trained with (``None``: it had none)."""
+    if resource is None:
+        return None
+    source = resource.store.description if hasattr(resource, "store") else "word vectors"
+    return {"fingerprint": resource.fingerprint, "source": source, "builtin": builtin}
 
 
 def _out_of_fold(
@@ -682,14 +594,6 @@ def _out_of_fold(
         inside, outside = np.isin(query_of_gap, train), np.isin(query_of_gap, held)
         out[outside] = learn_and_apply(inside, outside)
     return out
-
-
-def _booster(raw: bytes) -> Any:
-    import xgboost as xgb
-
-    booster = xgb.Booster()
-    booster.load_model(bytearray(raw))
-    return booster
 
 
 def _per_query(per_gap: np.ndarray, words: Sequence[tuple[str, ...]]) -> list[np.ndarray]:

@@ -27,8 +27,9 @@ from qseg.evaluation.ir.versions import (
     ir_words,
     quoted_versions,
 )
-from qseg.evaluation.matching import aggregate, match
-from qseg.segmentation import Segmentation
+from qseg.evaluation.matching import aggregate, choose_reference, match
+from qseg.segmentation import Reference, Segmentation
+from qseg.segmenters.base import Segmenter
 
 DEFAULT_MEASURES = (
     "nDCG@5",
@@ -75,6 +76,15 @@ def score_rankings(
     for metric in ir_measures.iter_calc(list(measures), judged, nonempty):
         values[metric.query_id][str(metric.measure)] = metric.value
     return values
+
+
+def segment_queries(
+    segmenter: Segmenter, words: Mapping[str, tuple[str, ...]]
+) -> dict[str, Segmentation]:
+    """A system's segmentation of every query (words as the engine sees them)."""
+    ids = list(words)
+    segmented = segmenter.segment_many(" ".join(words[qid]) for qid in ids)
+    return dict(zip(ids, segmented, strict=True))
 
 
 def query_words(collection: Collection) -> dict[str, tuple[str, ...]]:
@@ -285,3 +295,29 @@ def evaluate_ir(
         searches=searcher.misses,
         cache_hits=searcher.hits,
     )
+
+
+def kendall_taus(
+    results: IrResults,
+    systems: Mapping[str, Mapping[str, Segmentation]],
+    *,
+    bqv: bool,
+    gold: Mapping[str, Sequence[Reference]] | None = None,
+) -> dict[str, list[dict[str, Any]]]:
+    """Kendall tau of the systems' rankings by QVRS and by matching metrics, against BQV_BF's
+    best segmentations and (majority of) ``gold``; empty with fewer than two systems."""
+    taus: dict[str, list[dict[str, Any]]] = {}
+    if len(systems) < 2:
+        return taus
+    if bqv:
+        taus["BQV_BF"] = results.kendall_tau(results.bqv_reference, systems)
+    if gold is not None:
+        judged = results.scores[UNSEGMENTED][results.measures[0]]
+        majority = {}
+        for qid, refs in gold.items():
+            if qid in judged and (ref := choose_reference("majority", refs)) is not None:
+                majority[qid] = ref
+        taus["the gold segmentations"] = results.kendall_tau(
+            dict.fromkeys(results.measures, majority), systems
+        )
+    return taus

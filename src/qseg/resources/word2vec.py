@@ -3,80 +3,42 @@
 The corpus is a text file the user gives: one query or sentence a line, or ``ngram<TAB>count``
 lines (a Web1T-style count file, such as a query log's n-gram counts), where an n-gram stands
 for ``1 + round(log2(count))`` sentences so that frequent n-grams weigh more without drowning
-the rest. Vectors are kept as a plain matrix so that a model file holds them without gensim.
-The built-in vectors of the DBpedia names (:func:`qseg.resources.default.default_name_vectors`)
-are trained by :func:`train_word_vectors` too and kept in half precision: half the size in the
-model files that carry them, for the same cross-validated accuracy (0.8447 against 0.8449).
+the rest. The built-in vectors of the DBpedia names
+(:func:`qseg.resources.default.default_name_vectors`) are trained by :func:`train_word_vectors`
+too and kept in half precision: half the size in the model files that carry them, for the same
+cross-validated accuracy (0.8447 against 0.8449).
+
+Training runs in a child process, ``python -m qseg.resources.word2vec CORPUS OUT``, which
+reads the settings (JSON) on stdin and writes the vectors to OUT; bad corpus content exits
+with :data:`INPUT_ERROR` and the error as JSON on stdout, so the parent raises the same error.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
 from qseg.errors import InputError, QsegError
-from qseg.fileio import StrPath, read_lines
+from qseg.fileio import StrPath, atomic_write_bytes, read_lines
 from qseg.query import words_of
-from qseg.segmenters import _word2vec
+from qseg.resources.vectors import WordVectors
 
+INPUT_ERROR = 3
+"""Exit status of the child process for bad corpus content."""
 
-@dataclass(frozen=True)
-class WordVectors:
-    """Vectors of a vocabulary; unknown words get the zero vector."""
-
-    vocabulary: tuple[str, ...]
-    vectors: np.ndarray
-
-    @property
-    def dimensions(self) -> int:
-        return int(self.vectors.shape[1])
-
-    def lookup(self, words: Sequence[str]) -> np.ndarray:
-        """One row per word (zeros for words without a vector)."""
-        index = self._index
-        rows = np.array([index.get(w, -1) for w in words], dtype=np.int64)
-        out = np.zeros((len(words), self.dimensions), dtype=np.float32)
-        known = rows >= 0
-        out[known] = self.vectors[rows[known]]
-        return out
-
-    def to_bytes(self) -> bytes:
-        """One ``.npz`` file: the vectors and the vocabulary (UTF-8, a word a line)."""
-        buffer = io.BytesIO()
-        vocabulary = np.frombuffer("\n".join(self.vocabulary).encode("utf-8"), dtype=np.uint8)
-        np.savez(buffer, vectors=self.vectors, vocabulary=vocabulary)
-        return buffer.getvalue()
-
-    @classmethod
-    def from_bytes(cls, data: bytes) -> WordVectors:
-        """Vectors written by :meth:`to_bytes` (``ValueError`` if they are not)."""
-        try:
-            with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-                vectors, raw = npz["vectors"], npz["vocabulary"].tobytes()
-        except (OSError, KeyError, EOFError, ValueError) as exc:
-            raise ValueError(f"not a word-vector file ({exc})") from None
-        vocabulary = tuple(raw.decode("utf-8").split("\n")) if raw else ()
-        if vectors.ndim != 2 or len(vocabulary) != len(vectors):
-            raise ValueError("word vectors and vocabulary do not match")
-        return cls(vocabulary, vectors)
-
-    @property
-    def _index(self) -> dict[str, int]:
-        cached = self.__dict__.get("_index_cache")
-        if cached is None:
-            cached = {w: i for i, w in enumerate(self.vocabulary)}
-            object.__setattr__(self, "_index_cache", cached)
-        return cached
+BLAS_CORE = "Prescott"
+"""The OpenBLAS kernels word2vec is trained with: the baseline x86-64 ones, which every such CPU
+runs. gensim's word2vec adds up with BLAS, and OpenBLAS otherwise picks the kernels of the CPU
+it finds (AVX-512, AVX2, ...), whose sums round differently: the same corpus and seed gave other
+vectors, and other cross-validated figures, on another machine."""
 
 
 class _Sentences:
@@ -101,13 +63,6 @@ class _Sentences:
                 repeat = 1 + round(math.log2(value)) if value > 1 else 1
             for _ in range(repeat):
                 yield words
-
-
-BLAS_CORE = "Prescott"
-"""The OpenBLAS kernels word2vec is trained with: the baseline x86-64 ones, which every such CPU
-runs. gensim's word2vec adds up with BLAS, and OpenBLAS otherwise picks the kernels of the CPU
-it finds (AVX-512, AVX2, ...), whose sums round differently: the same corpus and seed gave other
-vectors, and other cross-validated figures, on another machine."""
 
 
 def train_word_vectors(
@@ -138,14 +93,14 @@ def train_word_vectors(
     with tempfile.TemporaryDirectory(prefix="qseg-word2vec-") as folder:
         out = Path(folder) / "vectors.npz"
         done = subprocess.run(
-            [sys.executable, "-m", "qseg.segmenters._word2vec", str(corpus), str(out)],
+            [sys.executable, "-m", __name__, str(corpus), str(out)],
             input=json.dumps(settings),
             capture_output=True,
             text=True,
             env={**os.environ, "OPENBLAS_CORETYPE": BLAS_CORE},
             check=False,
         )
-        if done.returncode == _word2vec.INPUT_ERROR:
+        if done.returncode == INPUT_ERROR:
             raise InputError(**json.loads(done.stdout))
         if done.returncode != 0:
             last = (done.stderr.strip().splitlines() or ["no message"])[-1]
@@ -169,3 +124,18 @@ def train_here(corpus: StrPath, settings: dict[str, int]) -> WordVectors:
     )
     vocabulary = tuple(model.wv.index_to_key)
     return WordVectors(vocabulary, np.asarray(model.wv.vectors, dtype=np.float32))
+
+
+def _child(argv: list[str]) -> int:
+    corpus, out = argv
+    try:
+        vectors = train_here(corpus, json.loads(sys.stdin.read()))
+    except InputError as exc:
+        print(json.dumps({"source": exc.source, "line": exc.line, "message": exc.reason}))
+        return INPUT_ERROR
+    atomic_write_bytes(out, vectors.to_bytes())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_child(sys.argv[1:]))

@@ -1,0 +1,69 @@
+"""What several subcommands parse alike: resource flags, model flags, named files, notes."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from qseg.errors import QsegError
+from qseg.resources.bundle import Resources
+
+Subparsers = Any
+"""The object ``add_subparsers`` returns (argparse keeps its class private)."""
+
+
+def add_resource_flags(parser: argparse.ArgumentParser, probabilities: bool = True) -> None:
+    group = parser.add_argument_group("resources (default: built-in Web1T counts, DBpedia names)")
+    group.add_argument(
+        "--ngrams", metavar="FILE", help="n-gram counts: a store, or ngram<TAB>count"
+    )
+    group.add_argument("--titles", metavar="FILE", help="Wikipedia titles: a store, or one a line")
+    if probabilities:
+        group.add_argument(
+            "--unigrams", metavar="FILE", help="word log10 probabilities (PMI), word<TAB>logp"
+        )
+        group.add_argument(
+            "--bigrams", metavar="FILE", help="2-gram log10 probabilities (PMI), w1 w2<TAB>logp"
+        )
+
+
+def add_model_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--allow-other-resources",
+        action="store_true",
+        help="run a saved model on resources other than it was trained with",
+    )
+
+
+def resources(args: argparse.Namespace) -> Resources:
+    return Resources.load(
+        ngrams=args.ngrams,
+        titles=args.titles,
+        unigrams=getattr(args, "unigrams", None),
+        bigrams=getattr(args, "bigrams", None),
+    )
+
+
+def named_files(specs: Sequence[str]) -> dict[str, Path]:
+    """``NAME=FILE`` arguments (or ``FILE``, named by its stem) as name -> path."""
+    named: dict[str, Path] = {}
+    for spec in specs:
+        name, eq, path = spec.partition("=")
+        if not eq:
+            name, path = Path(spec).stem, spec
+        if name in named:
+            raise QsegError(f"two files are named {name!r}; use NAME=FILE")
+        named[name] = Path(path)
+    return named
+
+
+def note(message: str) -> None:
+    print(f"qseg: note: {message}", file=sys.stderr)
+
+
+def at_least_one(value: int | None, flag: str) -> None:
+    if value is not None and value < 1:
+        raise QsegError(f"{flag} must be at least 1, got {value}")

@@ -1,0 +1,75 @@
+"""``qseg evaluate``: matching measures of segmentation files against human references."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import IO
+
+from qseg.cli.common import (
+    Subparsers,
+    add_model_flags,
+    add_resource_flags,
+    named_files,
+    note,
+)
+from qseg.evaluation.matching import PROTOCOLS
+
+
+def add(commands: Subparsers) -> None:
+    ev = commands.add_parser(
+        "evaluate",
+        help="score segmentation files or segmenters against human references",
+        description="Matching metrics of paper 003 for each SEGFILE (`id<TAB>seg|ments`, "
+        "named NAME=FILE or by file stem) and each --system NAME=SPEC (a method spec or a "
+        "saved model, run on the gold queries) against the gold file (Webis crowd votes or "
+        "`id<TAB>seg|ments`).",
+    )
+    ev.add_argument("segfiles", nargs="*", metavar="SEGFILE")
+    ev.add_argument("--gold", required=True, metavar="FILE")
+    ev.add_argument(
+        "--system",
+        action="append",
+        default=[],
+        metavar="NAME=SPEC",
+        help="a segmenter by method spec or model file, run on the gold queries (repeatable)",
+    )
+    add_resource_flags(ev)
+    add_model_flags(ev)
+    ev.add_argument("--protocol", choices=PROTOCOLS, default="majority")
+    ev.add_argument("--format", choices=("table", "json"), default="table")
+    ev.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, out: IO[str]) -> None:
+    from qseg.cli.common import resources
+    from qseg.corpora.webis import read_references, read_segmentations
+    from qseg.errors import QsegError
+    from qseg.evaluation.matching import evaluate, scores_table, segment_gold
+    from qseg.models import open_segmenter
+    from qseg.tables import render_table
+
+    if not args.segfiles and not args.system:
+        raise QsegError("give segmentation files, --system NAME=SPEC, or both")
+    gold = read_references(args.gold)
+    systems = {}
+    for name, path in named_files(args.segfiles).items():
+        outputs = read_segmentations(path)
+        extra = len(outputs.keys() - gold.keys())
+        if extra:
+            note(f"{path}: {extra} segmentations of queries not in the gold file are ignored")
+        systems[name] = outputs
+    given = resources(args) if args.system else None
+    for item in args.system:
+        name, eq, spec = item.partition("=")
+        if not eq:
+            raise QsegError(f"--system {item!r}: expected NAME=SPEC")
+        if name in systems:
+            raise QsegError(f"two systems are named {name!r}")
+        segmenter = open_segmenter(spec, given, allow_other_resources=args.allow_other_resources)
+        systems[name] = segment_gold(segmenter, gold)
+    results = evaluate(systems, gold, args.protocol)
+    if args.format == "json":
+        out.write(json.dumps([r.summary() for r in results], indent=2) + "\n")
+    else:
+        out.write(render_table(*scores_table(results)) + "\n")

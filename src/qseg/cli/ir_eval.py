@@ -1,0 +1,203 @@
+"""``qseg ir-eval``: paper 000's IR-based evaluation of segmenters on a search engine."""
+
+from __future__ import annotations
+
+import argparse
+from typing import IO
+
+from qseg.cli.common import (
+    Subparsers,
+    add_model_flags,
+    add_resource_flags,
+    named_files,
+)
+from qseg.corpora import ir
+from qseg.corpora.ir import FILE_FORMATS, KNOWN
+from qseg.evaluation.ir.engines import ENGINES
+from qseg.evaluation.ir.framework import DEFAULT_MEASURES
+
+
+def add(commands: Subparsers) -> None:
+    ir = commands.add_parser(
+        "ir-eval",
+        help="IR-based evaluation: oracle scores of quoted versions on a search engine",
+        description="Paper 000's framework: every quoted version of each system's segmentation "
+        "runs on a search engine; QVRS, the unsegmented query, all-quoted versions and BQV_BF "
+        "are scored with ir_measures against graded judgments.",
+    )
+    where = ir.add_argument_group("collection (a known one, or files)")
+    where.add_argument("--collection", choices=KNOWN)
+    where.add_argument("--data", metavar="DIR", help="the collection's folder")
+    where.add_argument(
+        "--nfcorpus-queries",
+        default="nontopic-titles,vid-titles",
+        metavar="KINDS",
+        help="NFCorpus query files (comma-separated; default: the keyword-style ones)",
+    )
+    where.add_argument("--docs", metavar="FILE")
+    where.add_argument("--docs-format", choices=FILE_FORMATS, default="tsv")
+    where.add_argument("--queries", metavar="FILE")
+    where.add_argument("--queries-format", choices=FILE_FORMATS, default="tsv")
+    where.add_argument("--qrels", metavar="FILE", help="TREC qrels (qid iter docid grade)")
+    where.add_argument("--grades", metavar="MAP", help="grade mapping, e.g. 3:2,2:1,1:0,-1:drop")
+    where.add_argument(
+        "--stopwords",
+        metavar="FILE",
+        help="words removed from documents and queries before anything else",
+    )
+    where.add_argument(
+        "--engine-stopwords",
+        metavar="FILE",
+        help="words the engine's analyzer drops, leaving position gaps",
+    )
+    what = ir.add_argument_group("systems")
+    what.add_argument(
+        "--system",
+        action="append",
+        default=[],
+        metavar="NAME=SPEC",
+        help="a segmenter by method spec or saved model file (repeatable)",
+    )
+    what.add_argument(
+        "--segmentations",
+        action="append",
+        default=[],
+        metavar="NAME=FILE",
+        help="segmentations from a file, id<TAB>seg|ments (repeatable)",
+    )
+    what.add_argument(
+        "--counts-from-documents",
+        action="store_true",
+        help="segmenters use n-gram counts built from the collection's documents",
+    )
+    add_resource_flags(ir)
+    add_model_flags(ir)
+    how = ir.add_argument_group("evaluation")
+    how.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="tantivy",
+        help="tantivy (embedded) or Lucene (pyserini 0.25.0, Java 17+)",
+    )
+    how.add_argument(
+        "--measures",
+        default=" ".join(DEFAULT_MEASURES),
+        help="ir_measures measures (default: %(default)s)",
+    )
+    how.add_argument("--no-bqv", action="store_true", help="skip BQV_BF")
+    how.add_argument(
+        "--bqv-max-words",
+        type=int,
+        default=12,
+        help="BQV_BF only for queries of at most this many words (2^(l-1) runs)",
+    )
+    how.add_argument("--cache-dir", metavar="DIR", help="indexes, counts and cached results")
+    how.add_argument("--no-cache", action="store_true", help="do not cache search results")
+    how.add_argument(
+        "--gold",
+        metavar="FILE",
+        help="gold segmentations (votes or id<TAB>seg|ments; majority) for Kendall tau",
+    )
+    how.add_argument("--format", choices=("table", "markdown", "json"), default="table")
+    how.add_argument("--quiet", action="store_true", help="no progress bars")
+    ir.set_defaults(run=run)
+
+
+def _collection(args: argparse.Namespace) -> ir.Collection:
+    from qseg.errors import QsegError
+
+    stopwords = ir.read_words(args.stopwords) if args.stopwords else frozenset()
+    if args.collection:
+        if not args.data:
+            raise QsegError("--collection needs --data DIR, the collection's folder")
+        kinds = [k.strip() for k in args.nfcorpus_queries.split(",") if k.strip()]
+        return ir.known_collection(args.collection, args.data, kinds, stopwords)
+    if not (args.docs and args.queries and args.qrels):
+        raise QsegError("give --collection and --data, or --docs, --queries and --qrels")
+    return ir.collection_from_files(
+        args.docs,
+        args.queries,
+        args.qrels,
+        docs_format=args.docs_format,
+        queries_format=args.queries_format,
+        grades=ir.parse_grades(args.grades) if args.grades else None,
+        stopwords=stopwords,
+    )
+
+
+def run(args: argparse.Namespace, out: IO[str]) -> None:
+    from dataclasses import replace
+    from pathlib import Path
+
+    from qseg.cli.common import resources
+    from qseg.corpora.webis import read_references, read_segmentations
+    from qseg.errors import QsegError
+    from qseg.evaluation.ir.counts import collection_counts
+    from qseg.evaluation.ir.engines import open_engine
+    from qseg.evaluation.ir.framework import (
+        evaluate_ir,
+        kendall_taus,
+        query_words,
+        segment_queries,
+    )
+    from qseg.evaluation.ir.report import table_rows, tau_rows, to_json
+    from qseg.fileio import cache_dir
+    from qseg.models import open_segmenter
+    from qseg.progress import progress_bar
+    from qseg.segmenters.registry import default_spec
+    from qseg.tables import render_table
+
+    collection = _collection(args)
+    folder = Path(args.cache_dir) if args.cache_dir else cache_dir() / "ir"
+    words = query_words(collection)
+    given = resources(args)
+    if args.counts_from_documents:
+        given = replace(given, ngrams=collection_counts(collection, folder / "counts"))
+    specs = [item.partition("=") for item in args.system]
+    if not args.system and not args.segmentations:
+        specs = [("naive", "=", "naive"), (default_spec(given),) * 3]
+    systems = {}
+    for name, eq, spec in specs:
+        if not eq:
+            raise QsegError(f"--system {name!r}: expected NAME=SPEC")
+        segmenter = open_segmenter(spec, given, allow_other_resources=args.allow_other_resources)
+        systems[name] = segment_queries(segmenter, words)
+    for name, path in named_files(args.segmentations).items():
+        systems[name] = read_segmentations(path)
+    stop = ir.read_words(args.engine_stopwords) if args.engine_stopwords else frozenset()
+    engine = open_engine(args.engine, folder / "indexes", stop)
+    with progress_bar(args.quiet, "docs", "indexing") as bar:
+        engine.progress = bar.update  # type: ignore[attr-defined]
+        engine.index(collection)
+    with progress_bar(args.quiet, "searches", "evaluating") as bar:
+        results = evaluate_ir(
+            collection,
+            engine,
+            systems,
+            measures=args.measures.split(),
+            cache=None if args.no_cache else str(folder / "results.sqlite"),
+            bqv=not args.no_bqv,
+            bqv_max_words=args.bqv_max_words,
+            progress=bar.update,
+        )
+    gold = read_references(args.gold) if args.gold else None
+    taus = kendall_taus(results, systems, bqv=not args.no_bqv, gold=gold)
+    if args.format == "json":
+        out.write(to_json(results, taus) + "\n")
+        return
+    markdown = args.format == "markdown"
+    out.write(
+        f"{collection.name}: {results.queries} queries, engine {engine.name}; "
+        f"* = p < 0.05 against unsegmented (paired t-test)\n\n"
+    )
+    out.write(render_table(*table_rows(results), markdown=markdown) + "\n")
+    for reference, rows in taus.items():
+        out.write(
+            f"\nKendall tau, systems ranked by QVRS vs by matching metrics against {reference}:\n\n"
+        )
+        out.write(render_table(*tau_rows(rows), markdown=markdown) + "\n")
+    if results.skipped_bqv:
+        out.write(
+            f"\nBQV_BF skipped {len(results.skipped_bqv)} queries of more than "
+            f"{args.bqv_max_words} words\n"
+        )

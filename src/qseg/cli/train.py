@@ -1,0 +1,105 @@
+"""``qseg train``: fit a trainable method on annotated queries and save it to one file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import IO
+
+from qseg.cli.common import Subparsers, add_resource_flags, note
+from qseg.segmenters.trainable import PRESETS
+
+DEFAULT_METHOD = "joint"
+
+
+def add(commands: Subparsers) -> None:
+    train = commands.add_parser(
+        "train",
+        help="train a supervised segmenter",
+        description="Train a break classifier (papers 004 and 002) on annotated queries and save "
+        "it to one file; the file is then a method like any other (`qseg segment --method "
+        "FILE`), run with the resources it was trained with.",
+    )
+    train.add_argument(
+        "--method",
+        default=DEFAULT_METHOD,
+        metavar="SPEC",
+        help=f"trainable method: {', '.join(PRESETS)} (default: {DEFAULT_METHOD}); e.g. "
+        "'features(classifier=logreg)'",
+    )
+    train.add_argument(
+        "--queries", metavar="FILE", help="id<TAB>query lines to train on (default: all of --gold)"
+    )
+    train.add_argument(
+        "--gold",
+        required=True,
+        metavar="FILE",
+        help="Webis crowd votes (every vote counts), id<TAB>seg|ments, or QueryNER .jsonl",
+    )
+    add_resource_flags(train, probabilities=False)
+    train.add_argument("--pos", metavar="FILE", help="part-of-speech tags by query id (Webis)")
+    train.add_argument(
+        "--corpus",
+        metavar="FILE",
+        help="text or ngram<TAB>count lines to train word vectors on "
+        "(joint: instead of the built-in name vectors)",
+    )
+    train.add_argument("--dimensions", type=int, default=50, help="word vector size (default 50)")
+    train.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    train.add_argument("--jobs", type=int, default=1, help="threads for XGBoost (default 1)")
+    train.add_argument("--out", required=True, metavar="MODEL", help="model file to write")
+    train.add_argument("--quiet", action="store_true", help="no progress bar")
+    train.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, out: IO[str]) -> None:
+    import time
+    from dataclasses import replace
+
+    from qseg.cli.common import resources
+    from qseg.corpora.training import read_training_data
+    from qseg.errors import QsegError
+    from qseg.models import save
+    from qseg.progress import progress_bar
+    from qseg.resources.word2vec import train_word_vectors
+    from qseg.segmenters.registry import create, parse_spec
+
+    started = time.perf_counter()
+    method, _ = parse_spec(args.method)
+    if not method.trains:
+        raise QsegError(
+            f"method {method.name!r} is not trained: `qseg segment --method {args.method}` uses "
+            f"it as it is; trainable: {', '.join(PRESETS)}"
+        )
+    data = read_training_data(args.gold, args.queries, args.pos)
+    if data.untagged:
+        note(
+            f"{data.untagged} of {len(data.ids)} queries have no part-of-speech tags in "
+            f"{args.pos} (id missing or not one tag per word); they go without tag features"
+        )
+    given = resources(args)
+    if args.corpus:
+        print(
+            f"qseg: training {args.dimensions}-dimensional word vectors on {args.corpus}",
+            file=sys.stderr,
+        )
+        vectors = train_word_vectors(args.corpus, dimensions=args.dimensions, seed=args.seed)
+        given = replace(given, vectors=vectors)
+    model = create(args.method, given)
+    model.set_params(random_state=args.seed, n_jobs=args.jobs)  # type: ignore[attr-defined]
+    stages = model.training_stages()  # type: ignore[attr-defined]
+    with progress_bar(
+        args.quiet, "stage", f"training {args.method}", len(stages), scale=False
+    ) as bar:
+
+        def done(stage: str) -> None:
+            bar.set_postfix_str(stage, refresh=False)
+            bar.update(1)
+
+        model.fit(data.words, data.targets, data.tags, progress=done)  # type: ignore[attr-defined]
+    save(model, args.out)  # type: ignore[arg-type]
+    took = time.perf_counter() - started
+    print(
+        f"qseg: trained {args.method} on {len(data.ids)} queries in {took:.1f} s -> {args.out}",
+        file=sys.stderr,
+    )

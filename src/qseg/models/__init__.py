@@ -1,0 +1,52 @@
+"""Saved trained models: the file format, its checks, loading as a segmenter, shipped models.
+
+:func:`open_segmenter` is the one way from a spec to a segmenter, for every interface: a
+method spec of the registry (``wiki(unseen_titles=true)``), the path of a model file saved by
+``qseg train`` (``webis.qseg``), or the name of a model shipped with qseg.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from qseg.models.catalog import SHIPPED, shipped_model, shipped_names
+from qseg.models.format import ModelError
+from qseg.models.loading import load, save
+from qseg.resources.bundle import Resources
+from qseg.segmenters.base import Segmenter
+from qseg.segmenters.registry import METHODS, SpecError, create
+from qseg.segmenters.spec import looks_like_spec
+
+__all__ = ["ModelError", "load", "open_segmenter", "save", "shipped_names"]
+
+MODEL_SUFFIX = ".qseg"
+
+
+def open_segmenter(
+    spec: str,
+    resources: Resources | None = None,
+    *,
+    allow_other_resources: bool = False,
+    shipped: Path = SHIPPED,
+) -> Segmenter:
+    """The segmenter ``spec`` names: a registry method (trainable ones come untrained), a
+    shipped model's name, or a model file's path. A saved model runs on ``resources`` only if
+    they are what it was trained with, unless ``allow_other_resources``."""
+    text = spec.strip()
+    name = text.split("(", 1)[0].strip().lower()
+    if looks_like_spec(text) and name in METHODS:
+        return create(text, resources)
+    if (path := shipped_model(text, shipped)) is not None:
+        return load(path, resources, allow_other_resources=allow_other_resources, spec=text)
+    path = Path(text)
+    if text.endswith(MODEL_SUFFIX) or "/" in text or path.is_file():
+        if not path.exists():
+            raise ModelError(f"{text}: no such model file")
+        return load(path, resources, allow_other_resources=allow_other_resources)
+    names = shipped_names(shipped)
+    others = (f"a shipped model ({', '.join(names)}), " if names else "") + "a model file's path"
+    if not looks_like_spec(text):
+        raise SpecError(
+            f"malformed method spec {spec!r}; expected NAME or NAME(key=value, ...), or {others}"
+        )
+    raise SpecError(f"unknown method {name!r}; available: {', '.join(METHODS)}; or {others}")

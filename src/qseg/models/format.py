@@ -1,0 +1,261 @@
+"""The model file: one zip archive holding a fitted break classifier, checked piece by piece.
+
+Members (written with a fixed date, so the same model gives the same bytes):
+
+- ``meta.json``: format name and version, the method spec, every constructor parameter, the
+  fitted scalars (feature count, whether trained with tags), the resources it was trained with
+  (content fingerprints, :mod:`.provenance`), the feature names, and the qseg version;
+- ``gap_model.bin``: the per-gap classifier (XGBoost UBJSON, or the logistic regression's
+  arrays as ``.npz``);
+- ``lexicon.json``, ``probe.npz``, ``vectors.npz``: the learned lexicon, the contextual probe
+  and the word vectors, where the inputs use them;
+- ``joint.ubj``, ``phrases.json``, ``ranker.ubj``: the joint scorer, its phrase rates and the
+  vote ranker, where decoding is joint.
+
+Reading checks everything before anything is used: the format version, every parameter's name
+and type, which members must be there, every array's shape and dtype, and that the gap model
+takes exactly the features the inputs give. Every problem is one :class:`ModelError` naming
+the file (and the member).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, fields
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from qseg.errors import QsegError
+from qseg.fileio import StrPath, atomic_write_bytes
+from qseg.segmenters.trainable import GROUPS, SCALARS, Decoding, Inputs, check_group, spec_of
+
+FORMAT = "qseg-break-classifier"
+FORMAT_VERSION = 8
+"""Version 8: grouped parameters, the resources' fingerprints, fixed member dates."""
+
+_DATE = (1980, 1, 1, 0, 0, 0)
+RESOURCE_KINDS = ("ngrams", "words", "titles", "names", "vectors", "encoder")
+
+
+class ModelError(QsegError):
+    """A model file that cannot be read, or a model used without what it was trained with."""
+
+
+@dataclass(frozen=True)
+class ModelFile:
+    """A model file read and checked as far as it can be without building anything: its
+    metadata, its constructor parameters, and the raw members."""
+
+    path: str
+    meta: dict[str, Any]
+    params: dict[str, Any]
+    members: dict[str, bytes]
+
+    @property
+    def inputs(self) -> Inputs:
+        return self.params["inputs"] or Inputs()
+
+    @property
+    def decoding(self) -> Decoding:
+        return self.params["decoding"] or Decoding()
+
+    @property
+    def resources(self) -> dict[str, dict[str, Any] | None]:
+        return self.meta["resources"]
+
+    def fail(self, message: str, member: str | None = None) -> ModelError:
+        where = f"{self.path} ({member})" if member else self.path
+        return ModelError(f"{where}: {message}")
+
+
+def write_model(path: StrPath, meta: dict[str, Any], members: dict[str, bytes]) -> None:
+    """Write ``meta.json`` and the members into one zip file, replaced atomically."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        for name, data in {"meta.json": json.dumps(meta, indent=1).encode(), **members}.items():
+            zf.writestr(zipfile.ZipInfo(name, _DATE), data, zipfile.ZIP_DEFLATED)
+    atomic_write_bytes(path, buffer.getvalue())
+
+
+def model_meta(params: dict[str, Any], fitted: dict[str, Any], resources: Any) -> dict[str, Any]:
+    """The metadata of a fitted classifier with these constructor parameters."""
+    return {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "method": spec_of(params),
+        "params": {
+            key: (
+                {f.name: getattr(value, f.name) for f in fields(value)}
+                if key in GROUPS and value is not None
+                else value
+            )
+            for key, value in params.items()
+            if key in GROUPS or key in SCALARS
+        },
+        "fitted": fitted,
+        "resources": resources,
+        "qseg": _qseg_version(),
+    }
+
+
+def _qseg_version() -> str:
+    try:
+        return version("qseg")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+@contextmanager
+def _archive(path: StrPath) -> Iterator[zipfile.ZipFile]:
+    try:
+        with zipfile.ZipFile(path) as zf:
+            yield zf
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError) as exc:
+        raise ModelError(f"{path}: not a readable model file ({exc})") from None
+    except IsADirectoryError:
+        raise ModelError(f"{path}: is a directory, not a model file") from None
+    except OSError as exc:
+        raise ModelError(f"{path}: cannot read the model file ({exc.strerror or exc})") from None
+
+
+def read_model(path: StrPath) -> ModelFile:
+    """Read a model file and check its metadata and parameters (members are checked when
+    they are decoded, :mod:`.loading`)."""
+    with _archive(path) as zf:
+        try:
+            meta = json.loads(zf.read("meta.json"))
+        except KeyError:
+            raise ModelError(f"{path}: not a readable model file (no meta.json)") from None
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ModelError(f"{path}: not a readable model file (meta.json: {exc})") from None
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            raise ModelError(f"{path}: not a qseg model file")
+        if meta.get("version") != FORMAT_VERSION:
+            raise ModelError(
+                f"{path}: model format version {meta.get('version')}; this qseg reads "
+                f"version {FORMAT_VERSION} (retrain with `qseg train`)"
+            )
+        members = {}
+        for info in zf.infolist():
+            if info.filename != "meta.json":
+                try:
+                    members[info.filename] = zf.read(info)
+                except (zipfile.BadZipFile, EOFError, ValueError, OSError, zlib.error) as exc:
+                    raise ModelError(f"{path} ({info.filename}): damaged member ({exc})") from None
+    model = ModelFile(str(path), meta, {}, members)
+    for key in ("method", "params", "fitted", "resources"):
+        if key not in meta:
+            raise model.fail(f"meta.json lacks {key!r}")
+    model.params.update(_params(model, meta["params"]))
+    _check_fitted(model)
+    _check_resources(model)
+    _check_members(model)
+    return model
+
+
+def _params(model: ModelFile, raw: Any) -> dict[str, Any]:
+    """The constructor parameters of meta.json, each name known and each value typed."""
+    if not isinstance(raw, dict):
+        raise model.fail("meta.json: params must be an object")
+    unknown = raw.keys() - GROUPS.keys() - SCALARS.keys()
+    if unknown:
+        raise model.fail(f"meta.json: unknown parameter {sorted(unknown)[0]!r}")
+    params: dict[str, Any] = {}
+    for name, (kind, default) in SCALARS.items():
+        value = raw.get(name, default)
+        if type(value) is not kind:
+            raise model.fail(f"meta.json: parameter {name} must be {kind.__name__}, not {value!r}")
+        params[name] = value
+    for name, group in GROUPS.items():
+        value = raw.get(name)
+        if value is not None:
+            if not isinstance(value, dict):
+                raise model.fail(f"meta.json: parameter {name} must be an object or null")
+            known = {f.name for f in fields(group)}
+            if value.keys() - known:
+                field = sorted(value.keys() - known)[0]
+                raise model.fail(f"meta.json: unknown parameter {name}.{field}")
+            value = group(**value)
+            try:
+                check_group(name, value)
+            except TypeError as exc:
+                raise model.fail(f"meta.json: {exc}") from None
+        params[name] = value
+    return params
+
+
+def _check_fitted(model: ModelFile) -> None:
+    fitted = model.meta["fitted"]
+    if not isinstance(fitted, dict):
+        raise model.fail("meta.json: fitted must be an object")
+    expected = {"n_features_in": int, "tagged": bool}
+    for key, kind in expected.items():
+        if type(fitted.get(key)) is not kind:
+            raise model.fail(f"meta.json: fitted {key} must be {kind.__name__}")
+    if fitted.keys() - expected.keys():
+        unknown = sorted(fitted.keys() - expected.keys())[0]
+        raise model.fail(f"meta.json: unknown fitted value {unknown!r}")
+
+
+def needed_resources(inputs: Inputs, decoding: Decoding) -> set[str]:
+    """The resources a classifier with these inputs and decoding is trained with."""
+    needed = set()
+    if inputs.features or inputs.name_statistics or decoding.joint:
+        needed |= {"ngrams", "words", "titles"}
+    if inputs.name_statistics:
+        needed.add("names")
+    if inputs.word_vectors:
+        needed.add("vectors")
+    if inputs.contextual:
+        needed.add("encoder")
+    return needed
+
+
+def _check_resources(model: ModelFile) -> None:
+    record = model.resources
+    if not isinstance(record, dict):
+        raise model.fail("meta.json: resources must be an object")
+    needed = needed_resources(model.inputs, model.decoding)
+    if record.keys() != needed:
+        differ = sorted(record.keys() ^ needed)[0]
+        raise model.fail(f"meta.json: resources do not match the inputs ({differ!r})")
+    for kind, entry in record.items():
+        if entry is None and kind == "titles":
+            continue
+        if (
+            not isinstance(entry, dict)
+            or not isinstance(entry.get("fingerprint"), str)
+            or not isinstance(entry.get("source"), str)
+            or (kind != "encoder" and not isinstance(entry.get("builtin"), bool))
+        ):
+            raise model.fail(f"meta.json: resource {kind!r} needs a fingerprint and a source")
+
+
+def expected_members(model: ModelFile) -> set[str]:
+    """The members a model with these parameters holds."""
+    inputs, decoding = model.inputs, model.decoding
+    members = {"gap_model.bin"}
+    if inputs.lexicon:
+        members.add("lexicon.json")
+    if inputs.contextual:
+        members.add("probe.npz")
+    if inputs.word_vectors:
+        members.add("vectors.npz")
+    if decoding.joint and "joint.ubj" in model.members:  # none if no query had 2-12 words
+        members |= {"joint.ubj", "phrases.json"}
+        if decoding.rank_votes:
+            members.add("ranker.ubj")
+    return members
+
+
+def _check_members(model: ModelFile) -> None:
+    expected, present = expected_members(model), set(model.members)
+    if expected - present:
+        raise model.fail(f"member {sorted(expected - present)[0]!r} is missing")
+    if present - expected:
+        raise model.fail(f"unexpected member {sorted(present - expected)[0]!r}")

