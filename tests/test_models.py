@@ -242,3 +242,70 @@ def test_untrained_and_unsaved_segmenters_say_so(tmp_path):
     with pytest.raises(QsegError, match="nothing to save"):
         models.save(untrained, tmp_path / "x.qseg")
     assert not (tmp_path / "x.qseg").exists()
+
+
+def test_a_model_file_is_a_method_everywhere_a_spec_is(saved, tmp_path, write):
+    """qseg segment (with --k, --cache, JSON), qseg evaluate --system, qseg ir-eval --system."""
+    counts = write("counts.txt", "".join(f"{k}\t{v}\n" for k, v in toy.resources().ngrams.items()))
+    titles = write("titles.txt", "\n".join(toy.PHRASES) + "\n")
+    res = ["--ngrams", counts, "--titles", titles]
+    model = models.load(saved, toy.resources())
+    query = QUERIES[0]
+    best = model.segment(query).to_pipe()
+    assert out(qseg("segment", *res, "--method", saved, query)) == f"{best}\n"
+    ranked = out(qseg("segment", *res, "--method", saved, "--k", "3", query)).splitlines()
+    assert [line.split("\t")[:2] for line in ranked] == [
+        [str(r), seg.to_pipe()] for r, (seg, _) in enumerate(model.rank(query, 3), start=1)
+    ]
+    stdin = f"a\t{query}\nb\t{QUERIES[1]}\na\t{query}\n"
+    plain = out(qseg("segment", *res, "--method", saved, stdin=stdin))
+    assert out(qseg("segment", *res, "--method", saved, "--cache", "1", stdin=stdin)) == plain
+    record = json.loads(out(qseg("segment", *res, "--method", saved, "--format", "json", query)))
+    assert record["segmentation"] == best and record["score"] == model.rank(query, 1)[0][1]
+
+    gold = write("gold.txt", "".join(f"q{i}\t{s.to_pipe()}\n" for i, s in enumerate(toy.gold())))
+    table = json.loads(
+        out(
+            qseg(
+                "evaluate",
+                "--gold",
+                gold,
+                *res,
+                "--format",
+                "json",
+                "--system",
+                f"toy={saved}",
+                "--system",
+                "naive=naive",
+            )  # fmt: skip
+        )
+    )
+    scores = {row["system"]: row for row in table}
+    assert scores["toy"]["queries"] == 150
+    assert scores["toy"]["query_accuracy"] > scores["naive"]["query_accuracy"]
+
+    docs = write("docs.tsv", "d1\tcheap new york yankees tickets\nd2\tnew tickets york\n")
+    topics = write("topics.tsv", f"t1\t{query}\n")
+    qrels = write("qrels", "t1 0 d1 2\nt1 0 d2 0\n")
+    report = json.loads(
+        out(
+            qseg(
+                "ir-eval",
+                "--docs",
+                docs,
+                "--queries",
+                topics,
+                "--qrels",
+                qrels,
+                *res,
+                "--system",
+                f"toy={saved}",
+                "--format",
+                "json",
+                "--quiet",
+                "--cache-dir",
+                tmp_path / "ir",
+            )  # fmt: skip
+        )
+    )
+    assert "toy QVRS" in report["columns"] and report["queries"] == 1

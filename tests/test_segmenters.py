@@ -23,8 +23,11 @@ def test_toronto_blue_jays_naive():
     # (and the |s|-weighted 2.8 million it prints for the same segment implies 1.4 million).
     assert naive.score(split) == 5_600_000
     assert naive.segment("toronto blue jays") == whole
-    # plain |s| weighting would prefer the split: 2.4 million vs 2.8 million
-    assert 3 * 800_000 < 2 * 1_400_000
+    # plain |s| weighting (Wikipedia normalization with no titles: |s| * freq(s)) prefers the
+    # split: 2.4 million vs 2.8 million
+    plain = WikiSegmenter(counts, TitleSet({"unrelated title"}))
+    assert (plain.score(whole), plain.score(split)) == (2_400_000, 2_800_000)
+    assert plain.segment("toronto blue jays") == split
 
 
 def test_new_york_yankees():

@@ -182,15 +182,21 @@ def test_corrupt_data_is_found_by_verify(store_file):
         store.verify()
 
 
-def test_store_starts_with_magic_and_hashes_are_stable():
-    assert MAGIC == b"QSEGSTOR"
-    # the hash is part of the file format: a change would silently break existing stores
-    assert hash_keys(["new york"], 0)[0] == hash_keys(["new york"], 0)[0]
-    h = int(hash_keys(["a"], 0)[0])
-    state = 0xCBF29CE484222325
-    state = ((state ^ ord("a")) * 0x100000001B3) % 2**64
+def _reference_hash(key: str, seed: int) -> int:
+    """The store's key hash written out: FNV-1a over the UTF-8 bytes, then MurmurHash3's
+    64-bit finalizer (part of the file format: a change would silently break every store)."""
+    state = 0xCBF29CE484222325 ^ seed
+    for byte in key.encode("utf-8"):
+        state = ((state ^ byte) * 0x100000001B3) % 2**64
     for shift, mult in ((33, 0xFF51AFD7ED558CCD), (33, 0xC4CEB9FE1A85EC53)):
         state ^= state >> shift
         state = (state * mult) % 2**64
-    state ^= state >> 33
-    assert h == state
+    return state ^ (state >> 33)
+
+
+def test_store_starts_with_magic_and_hashes_are_stable(store_file):
+    data = store_file.read_bytes()
+    assert data[:8] == MAGIC == b"QSEGSTOR" and data[-16:-8] == b"QSEGEND!"
+    keys = ["a", "new york", "café münchen", "東京", ""]
+    for seed in (0, 7):
+        assert [int(h) for h in hash_keys(keys, seed)] == [_reference_hash(k, seed) for k in keys]

@@ -11,13 +11,27 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from importlib import import_module
 
 from qseg import signals
-from qseg.cli import agree, build, evaluate, ir_eval, methods, segment, store, train, tune
 from qseg.errors import QsegError
 
 EXIT_BAD_INPUT = 2
-COMMANDS = (segment, evaluate, train, tune, build, store, ir_eval, agree, methods)
+COMMANDS = {
+    "segment": ("segment", "segment queries"),
+    "evaluate": ("evaluate", "score segmentation files or segmenters against human references"),
+    "train": ("train", "train a supervised segmenter"),
+    "tune": ("tune", "tune a method's parameters on references"),
+    "build": ("build", "build n-gram and title stores"),
+    "store": ("store", "inspect or verify a store"),
+    "ir-eval": (
+        "ir_eval",
+        "IR-based evaluation: oracle scores of quoted versions on a search engine",
+    ),
+    "agree": ("agree", "agreement of annotators: Krippendorff's alpha, S, biases (paper 001)"),
+    "methods": ("methods", "list the segmentation methods (and which are trained first)"),
+}
+"""Subcommand -> (its module in this package, one line of help)."""
 
 
 class _Version(argparse.Action):
@@ -32,20 +46,26 @@ class _Version(argparse.Action):
         parser.exit(message=f"qseg {version('qseg')}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand; only the one ``argv`` names (all, without ``argv``)
+    is configured in full, so a command imports no other command's module."""
     parser = argparse.ArgumentParser(
         prog="qseg", description="Web search query segmentation: segment, evaluate, train."
     )
     parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in COMMANDS:
-        command.add(commands)
+    chosen = next((a for a in argv if not a.startswith("-")), None) if argv is not None else None
+    for name, (module, help) in COMMANDS.items():
+        sub = commands.add_parser(name, help=help, description=help)
+        if argv is None or name == chosen:
+            import_module(f"{__name__}.{module}").configure(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(argv).parse_args(argv)
     signals.install()
     try:
         args.run(args, sys.stdout)

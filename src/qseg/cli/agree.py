@@ -8,20 +8,17 @@ import sys
 from dataclasses import asdict
 from typing import IO
 
-from qseg.cli.common import Subparsers
 from qseg.corpora.annotations import INPUT_FORMATS
 from qseg.evaluation.judge_agreement import LEVELS
 
 
-def add(commands: Subparsers) -> None:
-    agree = commands.add_parser(
-        "agree",
-        help="agreement of annotators: Krippendorff's alpha, S, biases (paper 001)",
-        description="Agreement of several annotators per item. Segmentations: Webis crowd "
+def configure(agree: argparse.ArgumentParser) -> None:
+    agree.description = (
+        "Agreement of several annotators per item. Segmentations: Webis crowd "
         "votes, item<TAB>annotator<TAB>segmentation tables (pipe or bracket text), or bracket "
         "files, one per annotator; alpha with d1/d2, S under the random model, bootstrap "
         "intervals, and with --bias the annotation biases. Relevance judgments: a table with "
-        "a header and judge* columns; alpha per level and pairwise kappa.",
+        "a header and judge* columns; alpha per level and pairwise kappa."
     )
     agree.add_argument("files", nargs="+", metavar="FILE")
     agree.add_argument(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from typing import IO
 
-from qseg.cli.common import Subparsers
 from qseg.resources.build.sources import SOURCE_KINDS
 from qseg.resources.store import DEFAULT_COUNT_BITS, DEFAULT_FINGERPRINT_BITS
 
@@ -37,8 +36,7 @@ def _add_store_flags(parser: argparse.ArgumentParser, *, counts: bool) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress output")
 
 
-def add(commands: Subparsers) -> None:
-    build = commands.add_parser("build", help="build n-gram and title stores")
+def configure(build: argparse.ArgumentParser) -> None:
     targets = build.add_subparsers(dest="target", required=True, metavar="STORE")
     ngrams = targets.add_parser(
         "ngrams",

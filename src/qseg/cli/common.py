@@ -6,13 +6,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from qseg.errors import QsegError
 from qseg.resources.bundle import Resources
-
-Subparsers = Any
-"""The object ``add_subparsers`` returns (argparse keeps its class private)."""
 
 
 def add_resource_flags(parser: argparse.ArgumentParser, probabilities: bool = True) -> None:

@@ -7,7 +7,6 @@ import json
 from typing import IO
 
 from qseg.cli.common import (
-    Subparsers,
     add_model_flags,
     add_resource_flags,
     named_files,
@@ -16,14 +15,12 @@ from qseg.cli.common import (
 from qseg.evaluation.matching import PROTOCOLS
 
 
-def add(commands: Subparsers) -> None:
-    ev = commands.add_parser(
-        "evaluate",
-        help="score segmentation files or segmenters against human references",
-        description="Matching metrics of paper 003 for each SEGFILE (`id<TAB>seg|ments`, "
+def configure(ev: argparse.ArgumentParser) -> None:
+    ev.description = (
+        "Matching metrics of paper 003 for each SEGFILE (`id<TAB>seg|ments`, "
         "named NAME=FILE or by file stem) and each --system NAME=SPEC (a method spec or a "
         "saved model, run on the gold queries) against the gold file (Webis crowd votes or "
-        "`id<TAB>seg|ments`).",
+        "`id<TAB>seg|ments`)."
     )
     ev.add_argument("segfiles", nargs="*", metavar="SEGFILE")
     ev.add_argument("--gold", required=True, metavar="FILE")

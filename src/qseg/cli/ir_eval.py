@@ -6,7 +6,6 @@ import argparse
 from typing import IO
 
 from qseg.cli.common import (
-    Subparsers,
     add_model_flags,
     add_resource_flags,
     named_files,
@@ -17,13 +16,11 @@ from qseg.evaluation.ir.engines import ENGINES
 from qseg.evaluation.ir.framework import DEFAULT_MEASURES
 
 
-def add(commands: Subparsers) -> None:
-    ir = commands.add_parser(
-        "ir-eval",
-        help="IR-based evaluation: oracle scores of quoted versions on a search engine",
-        description="Paper 000's framework: every quoted version of each system's segmentation "
+def configure(ir: argparse.ArgumentParser) -> None:
+    ir.description = (
+        "Paper 000's framework: every quoted version of each system's segmentation "
         "runs on a search engine; QVRS, the unsegmented query, all-quoted versions and BQV_BF "
-        "are scored with ir_measures against graded judgments.",
+        "are scored with ir_measures against graded judgments."
     )
     where = ir.add_argument_group("collection (a known one, or files)")
     where.add_argument("--collection", choices=KNOWN)

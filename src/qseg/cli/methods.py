@@ -5,13 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import IO
 
-from qseg.cli.common import Subparsers
 
-
-def add(commands: Subparsers) -> None:
-    methods = commands.add_parser(
-        "methods", help="list the segmentation methods (and which are trained first)"
-    )
+def configure(methods: argparse.ArgumentParser) -> None:
     methods.set_defaults(run=run)
 
 

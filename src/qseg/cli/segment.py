@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import IO
 
-from qseg.cli.common import Subparsers, add_model_flags, add_resource_flags, at_least_one, note
+from qseg.cli.common import add_model_flags, add_resource_flags, at_least_one, note
 from qseg.errors import InputError, QsegError
 from qseg.models import open_segmenter
 from qseg.segmenters.records import FORMATS, format_result, segment_records, uses_tags
@@ -16,12 +16,10 @@ BATCH = 4096
 """Queries read from a file or pipe and segmented at once (a trained model gains from it)."""
 
 
-def add(commands: Subparsers) -> None:
-    seg = commands.add_parser(
-        "segment",
-        help="segment queries",
-        description="Segment the QUERY arguments, or stdin one query a line (`id<TAB>query` "
-        "lines keep their id). Output: `[id<TAB>]segmentation` in input order.",
+def configure(seg: argparse.ArgumentParser) -> None:
+    seg.description = (
+        "Segment the QUERY arguments, or stdin one query a line (`id<TAB>query` "
+        "lines keep their id). Output: `[id<TAB>]segmentation` in input order."
     )
     seg.add_argument("queries", nargs="*", metavar="QUERY", help="queries (default: stdin)")
     seg.add_argument(

@@ -7,11 +7,8 @@ import json
 from dataclasses import asdict
 from typing import IO
 
-from qseg.cli.common import Subparsers
 
-
-def add(commands: Subparsers) -> None:
-    store = commands.add_parser("store", help="inspect or verify a store")
+def configure(store: argparse.ArgumentParser) -> None:
     actions = store.add_subparsers(dest="action", required=True, metavar="ACTION")
     info = actions.add_parser("info", help="what a store holds")
     info.add_argument("path", metavar="STORE")

@@ -6,19 +6,17 @@ import argparse
 import sys
 from typing import IO
 
-from qseg.cli.common import Subparsers, add_resource_flags, note
+from qseg.cli.common import add_resource_flags, note
 from qseg.segmenters.trainable import PRESETS
 
 DEFAULT_METHOD = "joint"
 
 
-def add(commands: Subparsers) -> None:
-    train = commands.add_parser(
-        "train",
-        help="train a supervised segmenter",
-        description="Train a break classifier (papers 004 and 002) on annotated queries and save "
+def configure(train: argparse.ArgumentParser) -> None:
+    train.description = (
+        "Train a break classifier (papers 004 and 002) on annotated queries and save "
         "it to one file; the file is then a method like any other (`qseg segment --method "
-        "FILE`), run with the resources it was trained with.",
+        "FILE`), run with the resources it was trained with."
     )
     train.add_argument(
         "--method",

@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import IO
 
-from qseg.cli.common import Subparsers, add_resource_flags
+from qseg.cli.common import add_resource_flags
 
 
-def add(commands: Subparsers) -> None:
-    tune = commands.add_parser("tune", help="tune a method's parameters on references")
+def configure(tune: argparse.ArgumentParser) -> None:
     methods = tune.add_subparsers(dest="method", required=True, metavar="METHOD")
     pmi = methods.add_parser(
         "pmi",

@@ -1,35 +1,34 @@
-"""Evaluation: matching metrics against human annotations, agreement among annotators."""
+"""Evaluation: matching metrics against human annotations, agreement among annotators.
 
-from qseg.evaluation.agreement import (
-    Agreement,
-    agreement,
-    distance,
-    krippendorff_alpha,
-    random_model_s,
-)
-from qseg.evaluation.matching import (
-    PROTOCOLS,
-    QueryMatch,
-    SystemScores,
-    aggregate,
-    choose_reference,
-    evaluate,
-    majority_stability,
-    match,
-)
+The names below load their module on first use (PEP 562), so that importing one evaluation
+module (the command line reads a few constants) does not load the others.
+"""
 
-__all__ = [
-    "PROTOCOLS",
-    "Agreement",
-    "QueryMatch",
-    "SystemScores",
-    "aggregate",
-    "agreement",
-    "choose_reference",
-    "distance",
-    "evaluate",
-    "krippendorff_alpha",
-    "majority_stability",
-    "match",
-    "random_model_s",
-]
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+_SOURCES = {
+    "Agreement": "agreement",
+    "agreement": "agreement",
+    "distance": "agreement",
+    "krippendorff_alpha": "agreement",
+    "random_model_s": "agreement",
+    "PROTOCOLS": "matching",
+    "QueryMatch": "matching",
+    "SystemScores": "matching",
+    "aggregate": "matching",
+    "choose_reference": "matching",
+    "evaluate": "matching",
+    "majority_stability": "matching",
+    "match": "matching",
+}
+
+__all__ = sorted(_SOURCES)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _SOURCES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{_SOURCES[name]}"), name)

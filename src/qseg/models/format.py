@@ -27,7 +27,6 @@ import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from qseg.errors import QsegError
@@ -104,6 +103,8 @@ def model_meta(params: dict[str, Any], fitted: dict[str, Any], resources: Any) -
 
 
 def _qseg_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version("qseg")
     except PackageNotFoundError:

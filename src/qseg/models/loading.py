@@ -18,11 +18,6 @@ from qseg.fileio import StrPath
 from qseg.models.format import ModelFile, model_meta, read_model, write_model
 from qseg.models.provenance import check_fingerprint, feature_source
 from qseg.resources.bundle import Resources
-from qseg.resources.vectors import WordVectors
-from qseg.segmenters.gap_features import FEATURE_NAMES
-from qseg.segmenters.joint import CANDIDATE_FEATURES
-from qseg.segmenters.lexicon import LEXICON_FEATURES, Lexicon, check_phrase_rates
-from qseg.segmenters.name_features import NAME_FEATURES
 
 if TYPE_CHECKING:
     from qseg.segmenters.supervised import BreakClassifier
@@ -32,6 +27,10 @@ T = TypeVar("T")
 
 def save(model: BreakClassifier, path: StrPath) -> None:
     """Write a fitted classifier to one model file (replaced atomically)."""
+    from qseg.segmenters.gap_features import FEATURE_NAMES
+    from qseg.segmenters.joint import CANDIDATE_FEATURES
+    from qseg.segmenters.name_features import NAME_FEATURES
+
     if not hasattr(model, "gap_model_"):
         raise QsegError("this segmenter is not trained yet; nothing to save")
     members = {"gap_model.bin": model.gap_model_.to_bytes()}
@@ -66,8 +65,12 @@ def load(
 ) -> BreakClassifier:
     """A model saved by :func:`save`, running on ``resources`` (see :mod:`.provenance`);
     ``spec`` is what the loaded segmenter reports as its spec (default: the path)."""
+    from qseg.resources.vectors import WordVectors
     from qseg.segmenters.contextual import BreakProbe, gap_width, require_encoder
+    from qseg.segmenters.gap_features import FEATURE_NAMES
     from qseg.segmenters.gap_models import LinearGapModel, TreeGapModel, load_booster
+    from qseg.segmenters.lexicon import LEXICON_FEATURES, Lexicon, check_phrase_rates
+    from qseg.segmenters.name_features import NAME_FEATURES
     from qseg.segmenters.supervised import BreakClassifier
 
     file = read_model(path)
@@ -139,6 +142,8 @@ def _decode(file: ModelFile, member: str, decode: Callable[[bytes], T]) -> T:
 
 
 def _booster(file: ModelFile, member: str, load_booster: Callable[[bytes], Any]) -> Any:
+    from qseg.segmenters.joint import CANDIDATE_FEATURES
+
     booster = _decode(file, member, load_booster)
     if booster.num_features() != len(CANDIDATE_FEATURES):
         raise file.fail(

@@ -13,13 +13,15 @@ on the built-in resources.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from qseg.models.format import ModelFile
 from qseg.resources.bundle import Resources
 from qseg.resources.counts import NgramCounts
 from qseg.resources.titles import TitleSet
-from qseg.segmenters.gap_features import FeatureSource
+
+if TYPE_CHECKING:
+    from qseg.segmenters.gap_features import FeatureSource
 
 _WHAT = {
     "ngrams": ("n-gram counts", "--ngrams"),
@@ -31,6 +33,8 @@ _WHAT = {
 
 def feature_source(model: ModelFile, resources: Resources, allow_other: bool) -> FeatureSource:
     """The counts, titles and names the model's features are computed from."""
+    from qseg.segmenters.gap_features import FeatureSource
+
     record = model.resources
 
     def take(kind: str, given: Any, builtin: Callable[[], Any]) -> Any:

