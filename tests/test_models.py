@@ -277,7 +277,7 @@ def test_a_model_file_is_a_method_everywhere_a_spec_is(saved, tmp_path, write):
                 f"toy={saved}",
                 "--system",
                 "naive=naive",
-            )  # fmt: skip
+            )
         )
     )
     scores = {row["system"]: row for row in table}
@@ -305,7 +305,7 @@ def test_a_model_file_is_a_method_everywhere_a_spec_is(saved, tmp_path, write):
                 "--quiet",
                 "--cache-dir",
                 tmp_path / "ir",
-            )  # fmt: skip
+            )
         )
     )
     assert "toy QVRS" in report["columns"] and report["queries"] == 1
