@@ -30,9 +30,9 @@ def evaluate(data: Path, folder: Path) -> tuple[float, object]:
     from qseg.corpora.ir import nfcorpus
     from qseg.evaluation.ir.counts import collection_counts
     from qseg.evaluation.ir.engines.tantivy_engine import TantivyEngine
-    from qseg.evaluation.ir.framework import evaluate_ir, query_words
+    from qseg.evaluation.ir.framework import evaluate_ir, query_words, segment_queries
+    from qseg.models import open_segmenter
     from qseg.resources import Resources
-    from qseg.segmenters import create
 
     start = time.perf_counter()
     collection = nfcorpus(data)
@@ -40,8 +40,7 @@ def evaluate(data: Path, folder: Path) -> tuple[float, object]:
     resources = Resources(ngrams=collection_counts(collection, folder / "counts"))
     systems = {}
     for name, spec in SYSTEMS.items():
-        segmenter = create(spec, resources)
-        systems[name] = {qid: segmenter.segment(" ".join(w)) for qid, w in words.items()}
+        systems[name] = segment_queries(open_segmenter(spec, resources), words)
     results = evaluate_ir(
         collection, TantivyEngine(folder / "index"), systems, cache=str(folder / "results.sqlite")
     )

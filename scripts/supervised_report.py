@@ -35,9 +35,9 @@ from qseg.fileio import atomic_write
 from qseg.resources.bundle import Resources
 from qseg.resources.default import require_name_counts, require_name_vectors
 from qseg.resources.word2vec import train_word_vectors
-from qseg.segmentation import Segmentation
+from qseg.segmentation import Segmentation, target_words
 from qseg.segmenters.registry import create
-from qseg.segmenters.supervised import BreakClassifier, target_words
+from qseg.segmenters.supervised import BreakClassifier
 from qseg.segmenters.trainable import Decoding
 from qseg.tables import render_table
 

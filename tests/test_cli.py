@@ -177,7 +177,7 @@ def test_a_200_word_query_is_segmented(ngrams):
         (["segment", "--k", "0", "a"], ["--k must be at least 1"]),
         (["segment", "--method", "naive", "--model", "m.qseg", "a"], ["another name for --method"]),
         (["segment", "--method", "nope.qseg", "a"], ["nope.qseg: no such model file"]),
-        (["segment", "--method", "joint", "a"], ["not trained yet", "qseg train"]),
+        (["segment", "--method", "joint", "a"], ["joint is trained first", "qseg train"]),
         (["train", "--method", "wiki", "--gold", "g.txt", "--out", "m.qseg"], ["not trained:"]),
         (["segment", ""], ["QUERY argument 1: empty query"]),
         (["segment", "--cache", "0", "a"], ["--cache must be at least 1"]),

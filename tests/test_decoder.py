@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from qseg.errors import QsegError
 from qseg.segmenters.decoder import best_breaks, kbest_breaks, score_breaks
 
 
@@ -66,5 +67,5 @@ def test_ties_prefer_the_longer_first_segment():
 
 
 def test_k_must_be_positive():
-    with pytest.raises(ValueError, match="k must be at least 1"):
+    with pytest.raises(QsegError, match="k must be at least 1"):
         kbest_breaks([], 1, 0)

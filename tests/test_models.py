@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import zipfile
 from dataclasses import replace
 from pathlib import Path
@@ -19,7 +20,7 @@ from qseg.models import ModelError, open_segmenter
 from qseg.resources.counts import NgramCounts
 from qseg.resources.store import build_from_entries
 from qseg.resources.titles import TitleSet
-from qseg.segmenters.registry import SpecError
+from qseg.segmenters.registry import SpecError, create
 from qseg.segmenters.supervised import BreakClassifier
 
 JOINT = toy.TRAINED_SPECS["joint"]
@@ -59,6 +60,8 @@ def test_a_saved_model_is_a_segmenter_with_its_path_as_spec(saved, tmp_path):
     meta = json.loads(zipfile.ZipFile(saved).read("meta.json"))
     assert meta["method"] == JOINT.replace(" ", "").replace(",", ", ")
     assert set(meta["resources"]) == {"ngrams", "words", "titles"}
+    assert "n_jobs" not in meta["params"]  # how to run, not what the model is
+    assert open_segmenter(saved, toy.resources()).spec == str(saved)  # a Path works too
 
 
 def test_the_model_refuses_resources_other_than_it_was_trained_with(saved):
@@ -140,7 +143,9 @@ def _member(name: str, data: bytes | None):
 
 def _linear_model_with(saved_logreg: Path, **arrays) -> bytes:
     with zipfile.ZipFile(saved_logreg) as zf, np.load(io.BytesIO(zf.read("gap_model.bin"))) as z:
-        current = {k: z[k] for k in z.files} | arrays
+        current = {k: z[k] for k in z.files}
+    for name, value in arrays.items():  # an array, or a function of the current one
+        current[name] = value(current[name]) if callable(value) else value
     buffer = io.BytesIO()
     np.savez(buffer, **current)
     return buffer.getvalue()
@@ -171,13 +176,35 @@ def saved_logreg(tmp_path_factory) -> Path:
         (_member("joint.ubj", b"\x00" * 64), "(joint.ubj): not an XGBoost model"),
         (_member("lexicon.json", b"[1, 2]"), "(lexicon.json): a lexicon is an object"),
         (_member("phrases.json", b'{"new york": "x"}'), "(phrases.json): phrase rates must"),
+        (_member("phrases.json", b'{"new york": NaN}'), "map n-grams to finite numbers"),
+        (
+            _member("lexicon.json", b'{"prior": 0.5, "tables": [{"a": [1.0, -2]}, {}, {}]}'),
+            "lexicon entry 'a' is not [break sum, count] with 0 <= break sum <= count",
+        ),
+        (_set("params.decoding", {"max_candidates": 0}), "max_candidates must be at least 1"),
+        (_set("params.classifier", "forest"), "classifier must be one of xgboost, logreg"),
+        (_set("params.inner_folds", 1), "inner_folds must be at least 2, got 1"),
+        (_set("fitted.joint", False), "unexpected member 'joint.ubj'"),
+        (_set("features", ["log_count"]), "its features are not the ones this qseg computes"),
+        (_set("candidate_features", []), "its features are not the ones this qseg computes"),
+        (_set("method", 7), "method must be a spec or null"),
     ],
 )
 def test_every_part_of_a_model_file_is_checked(saved, tmp_path, change, message):
     bad = rewrite(saved, tmp_path / "bad.qseg", change)
-    with pytest.raises(ModelError, match=message.replace("(", r"\(").replace(")", r"\)")) as e:
+    with pytest.raises(ModelError, match=re.escape(message)) as e:
         models.load(bad, toy.resources())
     assert str(e.value).startswith(str(bad)) and "\n" not in str(e.value)
+
+
+def test_a_joint_model_without_its_scorers_is_refused(saved, tmp_path):
+    def drop(meta, members):
+        for name in ("joint.ubj", "phrases.json", "ranker.ubj"):
+            del members[name]
+
+    bad = rewrite(saved, tmp_path / "gutted.qseg", drop)
+    with pytest.raises(ModelError, match=r"member 'joint\.ubj' is missing"):
+        models.load(bad, toy.resources())
 
 
 def test_a_scorer_in_the_place_of_another_is_refused(saved, tmp_path):
@@ -194,14 +221,47 @@ def test_a_scorer_in_the_place_of_another_is_refused(saved, tmp_path):
         ({"coef": np.zeros(3)}, "coef is float64 of shape (3,), expected float64 of shape"),
         ({"mean": np.zeros(5, dtype=np.float32)}, "mean is float32"),
         ({"fill": np.zeros((2, 2))}, "expected float64 of shape"),
+        ({"coef": lambda a: np.full_like(a, np.nan)}, "coef holds NaN or infinite values"),
+        ({"scale": np.zeros_like}, "a scale of 0"),
     ],
 )
 def test_arrays_of_the_wrong_shape_or_type_are_refused(saved_logreg, tmp_path, arrays, message):
     data = _linear_model_with(saved_logreg, **arrays)
     bad = rewrite(saved_logreg, tmp_path / "bad.qseg", _member("gap_model.bin", data))
-    with pytest.raises(ModelError, match=r"\(gap_model\.bin\): linear gap model: ") as error:
+    with pytest.raises(ModelError, match=r"\(gap_model\.bin\): (a )?linear gap model: ") as e:
         models.load(bad, toy.resources())
-    assert message in str(error.value)
+    assert message in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"PK\x03\x04" + b"\x00" * 40, "not a linear gap model"),
+        (b"not a zip at all", "not a linear gap model"),
+    ],
+)
+def test_damaged_array_members_are_refused(saved_logreg, tmp_path, data, message):
+    bad = rewrite(saved_logreg, tmp_path / "bad.qseg", _member("gap_model.bin", data))
+    with pytest.raises(ModelError, match=message):
+        models.load(bad, toy.resources())
+
+
+def test_a_damaged_deflate_stream_is_one_line(saved, tmp_path):
+    """Bytes flipped inside the compressed meta.json or a compressed member."""
+    data = bytearray(saved.read_bytes())
+    with zipfile.ZipFile(saved) as zf:
+        infos = {info.filename: info for info in zf.infolist()}
+    for name in ("meta.json", "lexicon.json"):
+        info = infos[name]
+        damaged = bytearray(data)
+        start = info.header_offset + 30 + len(info.filename)
+        for i in range(start + 2, start + min(info.compress_size, 40)):
+            damaged[i] ^= 0x5A
+        path = tmp_path / f"{name}.qseg"
+        path.write_bytes(bytes(damaged))
+        with pytest.raises(ModelError, match=r"not a readable model file|damaged member") as e:
+            models.load(path, toy.resources())
+        assert "\n" not in str(e.value)
 
 
 def test_damaged_files_give_one_line_errors(saved, tmp_path, write):
@@ -236,7 +296,9 @@ def test_shipped_models_are_addressed_by_name(saved, tmp_path):
 
 
 def test_untrained_and_unsaved_segmenters_say_so(tmp_path):
-    untrained = open_segmenter(JOINT, toy.resources())
+    with pytest.raises(SpecError, match=r"joint is trained first: `qseg train --method joint"):
+        open_segmenter(JOINT, toy.resources())
+    untrained = create(JOINT, toy.resources())
     with pytest.raises(QsegError, match="not trained yet"):
         untrained.segment("a b")
     with pytest.raises(QsegError, match="nothing to save"):
@@ -280,6 +342,8 @@ def test_a_model_file_is_a_method_everywhere_a_spec_is(saved, tmp_path, write):
             )
         )
     )
+    untrained = qseg("evaluate", "--gold", gold, *res, "--system", "f=features")
+    assert_one_line_error(untrained, "features is trained first")
     scores = {row["system"]: row for row in table}
     assert scores["toy"]["queries"] == 150
     assert scores["toy"]["query_accuracy"] > scores["naive"]["query_accuracy"]
@@ -309,3 +373,18 @@ def test_a_model_file_is_a_method_everywhere_a_spec_is(saved, tmp_path, write):
         )
     )
     assert "toy QVRS" in report["columns"] and report["queries"] == 1
+
+
+def test_training_through_the_library():
+    queries = toy.gold(60)
+    words, targets = [q.words for q in queries], list(queries)
+    model = models.estimator(toy.TRAINED_SPECS["features"], toy.resources(), seed=3, jobs=2)
+    assert (model.random_state, model.n_jobs) == (3, 2) and not hasattr(model, "gap_model_")
+    stages: list[str] = []
+    model.fit(words, targets, progress=stages.append)
+    assert stages == model.training_stages() == ["features", "gap model"]
+    assert model.spec == toy.TRAINED_SPECS["features"].replace(")", ", seed=3)")
+    with pytest.raises(QsegError, match="two seeds: seed=2"):
+        models.estimator("features(seed=2)", seed=3)
+    with pytest.raises(QsegError, match="method 'wiki' is not trained"):
+        models.estimator("wiki")

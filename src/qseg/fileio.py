@@ -7,11 +7,12 @@ missing files are reported the same way everywhere.
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import shutil
 import tempfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, BinaryIO, TextIO
@@ -179,3 +180,22 @@ def atomic_directory(path: StrPath) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def read_npz(data: bytes, names: Sequence[str], what: str) -> dict[str, Any]:
+    """The named arrays of ``.npz`` bytes, each checked to hold only finite numbers where it
+    is a float array; ``ValueError`` naming ``what`` on any damage (a bad zip, a bad deflate
+    stream, a missing array, NaN or infinity)."""
+    import zipfile
+
+    import numpy as np
+
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+            arrays = {name: npz[name] for name in names}
+    except (OSError, KeyError, EOFError, ValueError, zipfile.BadZipFile, zlib.error) as exc:
+        raise ValueError(f"not {what} ({exc})") from None
+    for name, array in arrays.items():
+        if array.dtype.kind == "f" and not np.isfinite(array).all():
+            raise ValueError(f"{what}: {name} holds NaN or infinite values")
+    return arrays

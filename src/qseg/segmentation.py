@@ -342,3 +342,12 @@ class Reference:
 
     segmentation: Segmentation
     votes: int
+
+
+Target = Segmentation | Sequence[Reference]
+"""A training label: one segmentation, or annotators' segmentations with their votes."""
+
+
+def target_words(target: Target) -> tuple[str, ...]:
+    """The words of the query a training label segments."""
+    return target.words if isinstance(target, Segmentation) else target[0].segmentation.words

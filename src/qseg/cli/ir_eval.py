@@ -148,18 +148,26 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
     folder = Path(args.cache_dir) if args.cache_dir else cache_dir() / "ir"
     words = query_words(collection)
     given = resources(args)
-    if args.counts_from_documents:
-        given = replace(given, ngrams=collection_counts(collection, folder / "counts"))
-    specs = [item.partition("=") for item in args.system]
-    if not args.system and not args.segmentations:
-        specs = [("naive", "=", "naive"), (default_spec(given),) * 3]
-    systems = {}
-    for name, eq, spec in specs:
+    specs: dict[str, str] = {}
+    for item in args.system:
+        name, eq, spec = item.partition("=")
         if not eq:
-            raise QsegError(f"--system {name!r}: expected NAME=SPEC")
+            raise QsegError(f"--system {item!r}: expected NAME=SPEC")
+        if name in specs:
+            raise QsegError(f"two systems are named {name!r}")
+        specs[name] = spec
+    files = named_files(args.segmentations)
+    if both := specs.keys() & files.keys():
+        raise QsegError(f"two systems are named {sorted(both)[0]!r}")
+    if not specs and not files:
+        specs = {spec: spec for spec in ("naive", default_spec(given))}
+    if specs and args.counts_from_documents:
+        given = replace(given, ngrams=collection_counts(collection, folder / "counts"))
+    systems = {}
+    for name, spec in specs.items():
         segmenter = open_segmenter(spec, given, allow_other_resources=args.allow_other_resources)
         systems[name] = segment_queries(segmenter, words)
-    for name, path in named_files(args.segmentations).items():
+    for name, path in files.items():
         systems[name] = read_segmentations(path)
     stop = ir.read_words(args.engine_stopwords) if args.engine_stopwords else frozenset()
     engine = open_engine(args.engine, folder / "indexes", stop)

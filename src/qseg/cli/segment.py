@@ -9,11 +9,8 @@ from typing import IO
 from qseg.cli.common import add_model_flags, add_resource_flags, at_least_one, note
 from qseg.errors import InputError, QsegError
 from qseg.models import open_segmenter
-from qseg.segmenters.records import FORMATS, format_result, segment_records, uses_tags
+from qseg.segmenters.records import BATCH, FORMATS, format_result, segment_records, uses_tags
 from qseg.segmenters.registry import BEST_SPEC, default_spec
-
-BATCH = 4096
-"""Queries read from a file or pipe and segmented at once (a trained model gains from it)."""
 
 
 def configure(seg: argparse.ArgumentParser) -> None:

@@ -43,7 +43,9 @@ def configure(train: argparse.ArgumentParser) -> None:
         "(joint: instead of the built-in name vectors)",
     )
     train.add_argument("--dimensions", type=int, default=50, help="word vector size (default 50)")
-    train.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    train.add_argument(
+        "--seed", type=int, help="random seed (default: the spec's seed parameter, 0)"
+    )
     train.add_argument("--jobs", type=int, default=1, help="threads for XGBoost (default 1)")
     train.add_argument("--out", required=True, metavar="MODEL", help="model file to write")
     train.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -52,50 +54,44 @@ def configure(train: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, out: IO[str]) -> None:
     import time
-    from dataclasses import replace
 
     from qseg.cli.common import resources
     from qseg.corpora.training import read_training_data
-    from qseg.errors import QsegError
-    from qseg.models import save
+    from qseg.models import estimator, save
+    from qseg.models.training import trainable_method
     from qseg.progress import progress_bar
-    from qseg.resources.word2vec import train_word_vectors
-    from qseg.segmenters.registry import create, parse_spec
 
     started = time.perf_counter()
-    method, _ = parse_spec(args.method)
-    if not method.trains:
-        raise QsegError(
-            f"method {method.name!r} is not trained: `qseg segment --method {args.method}` uses "
-            f"it as it is; trainable: {', '.join(PRESETS)}"
-        )
+    trainable_method(args.method)  # a wrong method stops here, before any data is read
     data = read_training_data(args.gold, args.queries, args.pos)
     if data.untagged:
         note(
             f"{data.untagged} of {len(data.ids)} queries have no part-of-speech tags in "
             f"{args.pos} (id missing or not one tag per word); they go without tag features"
         )
-    given = resources(args)
     if args.corpus:
         print(
             f"qseg: training {args.dimensions}-dimensional word vectors on {args.corpus}",
             file=sys.stderr,
         )
-        vectors = train_word_vectors(args.corpus, dimensions=args.dimensions, seed=args.seed)
-        given = replace(given, vectors=vectors)
-    model = create(args.method, given)
-    model.set_params(random_state=args.seed, n_jobs=args.jobs)  # type: ignore[attr-defined]
-    stages = model.training_stages()  # type: ignore[attr-defined]
-    with progress_bar(
-        args.quiet, "stage", f"training {args.method}", len(stages), scale=False
-    ) as bar:
+    model = estimator(
+        args.method,
+        resources(args),
+        corpus=args.corpus,
+        dimensions=args.dimensions,
+        seed=args.seed,
+        jobs=args.jobs,
+    )
+    stages = model.training_stages()
+    desc = f"training {args.method}"
+    with progress_bar(args.quiet, "stage", desc, len(stages), scale=False) as bar:
 
         def done(stage: str) -> None:
             bar.set_postfix_str(stage, refresh=False)
             bar.update(1)
 
-        model.fit(data.words, data.targets, data.tags, progress=done)  # type: ignore[attr-defined]
-    save(model, args.out)  # type: ignore[arg-type]
+        model.fit(data.words, data.targets, data.tags, progress=done)
+    save(model, args.out)
     took = time.perf_counter() - started
     print(
         f"qseg: trained {args.method} on {len(data.ids)} queries in {took:.1f} s -> {args.out}",

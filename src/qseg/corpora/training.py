@@ -7,16 +7,13 @@ words); a part-of-speech tag file (the Webis form, by query id) may add tags.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from qseg.corpora.queryner import read_queryner
 from qseg.corpora.webis import aligned_tags, read_queries, read_references, read_tags
 from qseg.errors import QsegError
 from qseg.fileio import StrPath
-from qseg.segmentation import Reference, Segmentation
-
-Target = Segmentation | Sequence[Reference]
+from qseg.segmentation import Target, target_words
 
 
 @dataclass(frozen=True)
@@ -41,10 +38,6 @@ def _labels(path: StrPath) -> dict[str, Target]:
     return dict(read_references(path))
 
 
-def _words(target: Target) -> tuple[str, ...]:
-    return target.words if isinstance(target, Segmentation) else target[0].segmentation.words
-
-
 def read_training_data(
     gold: StrPath, queries: StrPath | None = None, pos: StrPath | None = None
 ) -> TrainingData:
@@ -60,10 +53,10 @@ def read_training_data(
                 f"{len(missing)} queries have no gold segmentation, e.g. {missing[0]!r}"
             )
         for k, words in chosen.items():
-            if _words(labels[k]) != words:
+            if target_words(labels[k]) != words:
                 raise QsegError(f"query {k}: the gold segmentation is of another query")
         ids = list(chosen)
-    words = [_words(labels[k]) for k in ids]
+    words = [target_words(labels[k]) for k in ids]
     tags = None
     if pos is not None:
         tagged = read_tags(pos)

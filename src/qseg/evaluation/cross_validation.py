@@ -12,8 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from qseg.errors import QsegError
-from qseg.segmentation import Segmentation
-from qseg.segmenters.supervised import BreakClassifier, Target, target_words
+from qseg.segmentation import Segmentation, Target, target_words
+from qseg.segmenters.supervised import BreakClassifier
 
 
 def query_folds(ids: Sequence[str], k: int, seed: int) -> list[tuple[list[str], list[str]]]:

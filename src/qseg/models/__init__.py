@@ -7,34 +7,43 @@ method spec of the registry (``wiki(unseen_titles=true)``), the path of a model 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from qseg.models.catalog import SHIPPED, shipped_model, shipped_names
 from qseg.models.format import ModelError
 from qseg.models.loading import load, save
+from qseg.models.training import estimator
 from qseg.resources.bundle import Resources
 from qseg.segmenters.base import Segmenter
 from qseg.segmenters.registry import METHODS, SpecError, create
 from qseg.segmenters.spec import looks_like_spec
 
-__all__ = ["ModelError", "load", "open_segmenter", "save", "shipped_names"]
+__all__ = ["ModelError", "estimator", "load", "open_segmenter", "save", "shipped_names"]
 
 MODEL_SUFFIX = ".qseg"
 
 
 def open_segmenter(
-    spec: str,
+    spec: str | os.PathLike[str],
     resources: Resources | None = None,
     *,
     allow_other_resources: bool = False,
     shipped: Path = SHIPPED,
 ) -> Segmenter:
-    """The segmenter ``spec`` names: a registry method (trainable ones come untrained), a
-    shipped model's name, or a model file's path. A saved model runs on ``resources`` only if
-    they are what it was trained with, unless ``allow_other_resources``."""
-    text = spec.strip()
+    """The segmenter ``spec`` names, ready to segment: a method of the registry, a shipped
+    model's name, or a model file's path. A trainable method is refused (train it with
+    ``qseg train``, or take it untrained from :func:`qseg.segmenters.registry.create`). A saved
+    model runs on ``resources`` only if they are what it was trained with, unless
+    ``allow_other_resources``."""
+    text = os.fspath(spec).strip()
     name = text.split("(", 1)[0].strip().lower()
     if looks_like_spec(text) and name in METHODS:
+        if METHODS[name].trains:
+            raise SpecError(
+                f"{name} is trained first: `qseg train --method {text} ... --out MODEL` "
+                "(in Python: qseg.models.estimator(spec).fit), then give MODEL as the method"
+            )
         return create(text, resources)
     if (path := shipped_model(text, shipped)) is not None:
         return load(path, resources, allow_other_resources=allow_other_resources, spec=text)

@@ -31,18 +31,29 @@ from typing import Any
 
 from qseg.errors import QsegError
 from qseg.fileio import StrPath, atomic_write_bytes
-from qseg.segmenters.trainable import GROUPS, SCALARS, Decoding, Inputs, check_group, spec_of
+from qseg.segmenters.trainable import (
+    GROUPS,
+    SCALARS,
+    Decoding,
+    Inputs,
+    check_group,
+    needed_resources,
+    spec_of,
+)
 
 FORMAT = "qseg-break-classifier"
 FORMAT_VERSION = 8
 """Version 8: grouped parameters, the resources' fingerprints, fixed member dates."""
 
 _DATE = (1980, 1, 1, 0, 0, 0)
-RESOURCE_KINDS = ("ngrams", "words", "titles", "names", "vectors", "encoder")
 
 
 class ModelError(QsegError):
     """A model file that cannot be read, or a model used without what it was trained with."""
+
+
+RUNTIME = ("n_jobs",)
+"""Parameters that say how to run, not what the model is: not saved (same model, same bytes)."""
 
 
 @dataclass(frozen=True)
@@ -94,7 +105,7 @@ def model_meta(params: dict[str, Any], fitted: dict[str, Any], resources: Any) -
                 else value
             )
             for key, value in params.items()
-            if key in GROUPS or key in SCALARS
+            if (key in GROUPS or key in SCALARS) and key not in RUNTIME
         },
         "fitted": fitted,
         "resources": resources,
@@ -116,7 +127,13 @@ def _archive(path: StrPath) -> Iterator[zipfile.ZipFile]:
     try:
         with zipfile.ZipFile(path) as zf:
             yield zf
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError) as exc:
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        EOFError,
+        NotImplementedError,
+        zlib.error,
+    ) as exc:
         raise ModelError(f"{path}: not a readable model file ({exc})") from None
     except IsADirectoryError:
         raise ModelError(f"{path}: is a directory, not a model file") from None
@@ -148,44 +165,52 @@ def read_model(path: StrPath) -> ModelFile:
                     members[info.filename] = zf.read(info)
                 except (zipfile.BadZipFile, EOFError, ValueError, OSError, zlib.error) as exc:
                     raise ModelError(f"{path} ({info.filename}): damaged member ({exc})") from None
-    model = ModelFile(str(path), meta, {}, members)
-    for key in ("method", "params", "fitted", "resources"):
+    for key in ("method", "params", "fitted", "resources", "features", "candidate_features"):
         if key not in meta:
-            raise model.fail(f"meta.json lacks {key!r}")
-    model.params.update(_params(model, meta["params"]))
+            raise ModelError(f"{path}: meta.json lacks {key!r}")
+    model = ModelFile(str(path), meta, _params(str(path), meta["params"]), members)
+    if meta["method"] is not None and not isinstance(meta["method"], str):
+        raise model.fail("meta.json: method must be a spec or null")
+    for key in ("features", "candidate_features"):
+        if not isinstance(meta[key], list) or not all(isinstance(n, str) for n in meta[key]):
+            raise model.fail(f"meta.json: {key} must be a list of names")
     _check_fitted(model)
     _check_resources(model)
     _check_members(model)
     return model
 
 
-def _params(model: ModelFile, raw: Any) -> dict[str, Any]:
+def _params(path: str, raw: Any) -> dict[str, Any]:
     """The constructor parameters of meta.json, each name known and each value typed."""
+
+    def fail(message: str) -> ModelError:
+        return ModelError(f"{path}: {message}")
+
     if not isinstance(raw, dict):
-        raise model.fail("meta.json: params must be an object")
+        raise fail("meta.json: params must be an object")
     unknown = raw.keys() - GROUPS.keys() - SCALARS.keys()
     if unknown:
-        raise model.fail(f"meta.json: unknown parameter {sorted(unknown)[0]!r}")
+        raise fail(f"meta.json: unknown parameter {sorted(unknown)[0]!r}")
     params: dict[str, Any] = {}
     for name, (kind, default) in SCALARS.items():
         value = raw.get(name, default)
         if type(value) is not kind:
-            raise model.fail(f"meta.json: parameter {name} must be {kind.__name__}, not {value!r}")
+            raise fail(f"meta.json: parameter {name} must be {kind.__name__}, not {value!r}")
         params[name] = value
     for name, group in GROUPS.items():
         value = raw.get(name)
         if value is not None:
             if not isinstance(value, dict):
-                raise model.fail(f"meta.json: parameter {name} must be an object or null")
+                raise fail(f"meta.json: parameter {name} must be an object or null")
             known = {f.name for f in fields(group)}
             if value.keys() - known:
                 field = sorted(value.keys() - known)[0]
-                raise model.fail(f"meta.json: unknown parameter {name}.{field}")
+                raise fail(f"meta.json: unknown parameter {name}.{field}")
             value = group(**value)
             try:
                 check_group(name, value)
             except TypeError as exc:
-                raise model.fail(f"meta.json: {exc}") from None
+                raise fail(f"meta.json: {exc}") from None
         params[name] = value
     return params
 
@@ -194,27 +219,15 @@ def _check_fitted(model: ModelFile) -> None:
     fitted = model.meta["fitted"]
     if not isinstance(fitted, dict):
         raise model.fail("meta.json: fitted must be an object")
-    expected = {"n_features_in": int, "tagged": bool}
+    expected = {"n_features_in": int, "tagged": bool, "joint": bool}
     for key, kind in expected.items():
         if type(fitted.get(key)) is not kind:
             raise model.fail(f"meta.json: fitted {key} must be {kind.__name__}")
     if fitted.keys() - expected.keys():
         unknown = sorted(fitted.keys() - expected.keys())[0]
         raise model.fail(f"meta.json: unknown fitted value {unknown!r}")
-
-
-def needed_resources(inputs: Inputs, decoding: Decoding) -> set[str]:
-    """The resources a classifier with these inputs and decoding is trained with."""
-    needed = set()
-    if inputs.features or inputs.name_statistics or decoding.joint:
-        needed |= {"ngrams", "words", "titles"}
-    if inputs.name_statistics:
-        needed.add("names")
-    if inputs.word_vectors:
-        needed.add("vectors")
-    if inputs.contextual:
-        needed.add("encoder")
-    return needed
+    if fitted["joint"] and not model.decoding.joint:
+        raise model.fail("meta.json: a joint scorer fitted for gap-by-gap decoding")
 
 
 def _check_resources(model: ModelFile) -> None:
@@ -247,7 +260,7 @@ def expected_members(model: ModelFile) -> set[str]:
         members.add("probe.npz")
     if inputs.word_vectors:
         members.add("vectors.npz")
-    if decoding.joint and "joint.ubj" in model.members:  # none if no query had 2-12 words
+    if model.meta["fitted"]["joint"]:  # not if no training query had 2 to 12 words
         members |= {"joint.ubj", "phrases.json"}
         if decoding.rank_votes:
             members.add("ranker.ubj")

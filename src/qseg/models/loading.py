@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from qseg.errors import QsegError
 from qseg.fileio import StrPath
 from qseg.models.format import ModelFile, model_meta, read_model, write_model
-from qseg.models.provenance import check_fingerprint, feature_source
+from qseg.models.provenance import check_encoder, check_integrity, feature_source
 from qseg.resources.bundle import Resources
+from qseg.segmenters.trainable import Inputs
 
 if TYPE_CHECKING:
     from qseg.segmenters.supervised import BreakClassifier
@@ -27,10 +28,6 @@ T = TypeVar("T")
 
 def save(model: BreakClassifier, path: StrPath) -> None:
     """Write a fitted classifier to one model file (replaced atomically)."""
-    from qseg.segmenters.gap_features import FEATURE_NAMES
-    from qseg.segmenters.joint import CANDIDATE_FEATURES
-    from qseg.segmenters.name_features import NAME_FEATURES
-
     if not hasattr(model, "gap_model_"):
         raise QsegError("this segmenter is not trained yet; nothing to save")
     members = {"gap_model.bin": model.gap_model_.to_bytes()}
@@ -45,15 +42,30 @@ def save(model: BreakClassifier, path: StrPath) -> None:
         members["ranker.ubj"] = bytes(model.ranker_.save_raw("ubj"))
     if model.vectors_ is not None:
         members["vectors.npz"] = model.vectors_.to_bytes()
-    fitted = {"n_features_in": int(model.n_features_in_), "tagged": bool(model.tagged_)}
+    fitted = {
+        "n_features_in": int(model.n_features_in_),
+        "tagged": bool(model.tagged_),
+        "joint": model.joint_ is not None,
+    }
     meta = model_meta(model.get_params(), fitted, model.resources_)
-    inputs = model.inputs
-    meta["features"] = [
-        *(FEATURE_NAMES if inputs is None or inputs.features else ()),
-        *(NAME_FEATURES if inputs is not None and inputs.name_statistics else ()),
-    ]
-    meta["candidate_features"] = list(CANDIDATE_FEATURES) if model.joint_ is not None else []
+    meta["features"], meta["candidate_features"] = _feature_names(model.inputs, fitted["joint"])
     write_model(path, meta, members)
+
+
+def _feature_names(inputs: Inputs | None, joint: bool) -> tuple[list[str], list[str]]:
+    """The named gap features (the paper 004 and name features; vectors, probe and lexicon
+    columns follow them) and the candidate features of the joint scorer, as this qseg
+    computes them: a model from a qseg that computes others is refused."""
+    from qseg.segmenters.gap_features import FEATURE_NAMES
+    from qseg.segmenters.joint import CANDIDATE_FEATURES
+    from qseg.segmenters.name_features import NAME_FEATURES
+
+    inputs = inputs or Inputs()
+    gap = [
+        *(FEATURE_NAMES if inputs.features else ()),
+        *(NAME_FEATURES if inputs.name_statistics else ()),
+    ]
+    return gap, list(CANDIDATE_FEATURES) if joint else []
 
 
 def load(
@@ -77,7 +89,18 @@ def load(
     resources = resources or Resources()
     allow = allow_other_resources
     model = BreakClassifier(resources, **file.params)
+    try:
+        model._check_params()  # the values' ranges, beyond the types read_model checked
+    except QsegError as exc:
+        raise file.fail(f"meta.json: {exc}") from None
     inputs, decoding = file.inputs, file.decoding
+    if [file.meta["features"], file.meta["candidate_features"]] != list(
+        _feature_names(inputs, file.meta["fitted"]["joint"])
+    ):
+        raise file.fail(
+            "its features are not the ones this qseg computes (a model of another qseg "
+            "version?); retrain it with `qseg train`"
+        )
     model.source_ = None
     if "ngrams" in file.resources:
         model.source_ = feature_source(file, resources, allow)
@@ -90,13 +113,13 @@ def load(
     model.vectors_ = None
     if inputs.word_vectors:
         vectors = _decode(file, "vectors.npz", WordVectors.from_bytes)
-        check_fingerprint(file, "vectors", vectors.fingerprint, allow)
+        check_integrity(file, "vectors", vectors.fingerprint)
         model.vectors_ = vectors
         width += 2 * vectors.dimensions
     model.probe_ = None
     if inputs.contextual:
         encoder = require_encoder()
-        check_fingerprint(file, "encoder", encoder.fingerprint, allow)
+        check_encoder(file, encoder.fingerprint, allow)
         model.probe_ = _decode(
             file, "probe.npz", lambda raw: BreakProbe.from_bytes(raw, gap_width(encoder))
         )
@@ -119,7 +142,7 @@ def load(
     model.gap_model_ = gap
     model.joint_ = model.ranker_ = None
     model.phrases_ = {}
-    if decoding.joint and "joint.ubj" in file.members:
+    if file.meta["fitted"]["joint"]:
         model.joint_ = _booster(file, "joint.ubj", load_booster)
         model.phrases_ = _decode(file, "phrases.json", lambda raw: check_phrase_rates(_json(raw)))
         if decoding.rank_votes:

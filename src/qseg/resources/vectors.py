@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from qseg.fileio import read_npz
+
 
 @dataclass(frozen=True)
 class WordVectors:
@@ -53,11 +55,8 @@ class WordVectors:
     @classmethod
     def from_bytes(cls, data: bytes) -> WordVectors:
         """Vectors written by :meth:`to_bytes` (``ValueError`` if they are not)."""
-        try:
-            with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-                vectors, raw = npz["vectors"], npz["vocabulary"]
-        except (OSError, KeyError, EOFError, ValueError) as exc:
-            raise ValueError(f"not a word-vector file ({exc})") from None
+        arrays = read_npz(data, ("vectors", "vocabulary"), "a word-vector file")
+        vectors, raw = arrays["vectors"], arrays["vocabulary"]
         if raw.dtype != np.uint8 or raw.ndim != 1:
             raise ValueError(f"the vocabulary is {raw.dtype} of {raw.ndim} dimensions, not bytes")
         if vectors.ndim != 2 or vectors.dtype not in (np.float16, np.float32):

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from qseg.errors import QsegError
+from qseg.fileio import read_npz
 
 LAYER = 3
 _MAX_PIECES = 510
@@ -203,11 +204,8 @@ class BreakProbe:
     def from_bytes(cls, data: bytes, width: int) -> BreakProbe:
         """A probe written by :meth:`to_bytes` for rows of ``width`` values; ``ValueError``
         unless its arrays have the shapes and types that takes."""
-        try:
-            with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-                coef, intercept = npz["coef"], npz["intercept"]
-        except (OSError, KeyError, EOFError, ValueError) as exc:
-            raise ValueError(f"not a break probe ({exc})") from None
+        arrays = read_npz(data, ("coef", "intercept"), "a break probe")
+        coef, intercept = arrays["coef"], arrays["intercept"]
         for name, array, shape in (("coef", coef, (width,)), ("intercept", intercept, (1,))):
             if array.dtype != np.float64 or array.shape != shape:
                 raise ValueError(

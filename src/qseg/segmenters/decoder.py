@@ -19,6 +19,7 @@ import heapq
 import math
 from collections.abc import Sequence
 
+from qseg.errors import QsegError
 from qseg.segmenters._kernel import best_breaks
 
 __all__ = ["WeightTable", "best_breaks", "kbest_breaks", "kbest_gaps", "score_breaks"]
@@ -29,7 +30,7 @@ WeightTable = Sequence[Sequence[tuple[int, int]]]
 def kbest_breaks(weights: WeightTable, n: int, k: int) -> list[tuple[int, tuple[int, ...]]]:
     """The ``k`` highest-scoring segmentations of ``n`` words, best first."""
     if k < 1:
-        raise ValueError(f"k must be at least 1, got {k}")
+        raise QsegError(f"k must be at least 1, got {k}")
     # ranked[i]: the k best (score, break bits of the gaps after words i..n-2) for words[i:]
     ranked: list[list[tuple[int, tuple[int, ...]]]] = [[] for _ in range(n + 1)]
     ranked[n] = ranked[n - 1] = [(0, ())]
@@ -72,7 +73,7 @@ def kbest_gaps(
     appending the next gap or by moving its last gap one step on), O(n log n + k log k) sets.
     """
     if k < 1:
-        raise ValueError(f"k must be at least 1, got {k}")
+        raise QsegError(f"k must be at least 1, got {k}")
     n = len(if_break)
     best = [1 if if_break[g] > if_not[g] else 0 for g in range(n)]
     loss = [abs(if_break[g] - if_not[g]) for g in range(n)]

@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from qseg.fileio import read_npz
+
 
 class LinearGapModel:
     """Logistic regression on imputed, standardized features (scikit-learn fits it)."""
@@ -54,11 +56,7 @@ class LinearGapModel:
     def from_bytes(cls, data: bytes) -> LinearGapModel:
         """A model written by :meth:`to_bytes`; ``ValueError`` unless every array is a float64
         vector of one length (``coef`` one longer, for the intercept)."""
-        try:
-            with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-                arrays = {name: npz[name] for name in cls.ARRAYS}
-        except (OSError, KeyError, EOFError, ValueError) as exc:
-            raise ValueError(f"not a linear gap model ({exc})") from None
+        arrays = read_npz(data, cls.ARRAYS, "a linear gap model")
         width = arrays["fill"].shape
         for name, array in arrays.items():
             expected = (width[0] + 1,) if name == "coef" and len(width) == 1 else width
@@ -67,6 +65,8 @@ class LinearGapModel:
                     f"linear gap model: {name} is {array.dtype} of shape {array.shape}, "
                     f"expected float64 of shape {expected}"
                 )
+        if (arrays["scale"] == 0).any():
+            raise ValueError("linear gap model: a scale of 0")
         return cls(*(arrays[name] for name in cls.ARRAYS))
 
 

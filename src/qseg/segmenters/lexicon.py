@@ -7,6 +7,7 @@ model does not learn to trust memorized labels) and from all training queries fo
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -65,7 +66,7 @@ class Lexicon:
         if not isinstance(data, dict) or set(data) != {"prior", "tables"}:
             raise ValueError("a lexicon is an object with a prior and tables")
         prior, tables = data["prior"], data["tables"]
-        if not isinstance(prior, int | float) or isinstance(prior, bool):
+        if not _finite_number(prior):
             raise ValueError(f"the lexicon prior must be a number, not {prior!r}")
         if not isinstance(tables, list) or len(tables) != 3:
             raise ValueError("a lexicon has three tables (left word, right word, pair)")
@@ -78,10 +79,14 @@ class Lexicon:
                 if (
                     not isinstance(value, list)
                     or len(value) != 2
-                    or not isinstance(value[0], int | float)
-                    or not isinstance(value[1], int)
+                    or not _finite_number(value[0])
+                    or type(value[1]) is not int
+                    or not 0 <= value[0] <= value[1] + 1e-6  # float sums of shares
                 ):
-                    raise ValueError(f"lexicon entry {key!r} is not [break sum, count]")
+                    raise ValueError(
+                        f"lexicon entry {key!r} is not [break sum, count] with "
+                        "0 <= break sum <= count"
+                    )
                 entries[key] = (float(value[0]), int(value[1]))
             frozen.append(entries)
         return cls(float(prior), tuple(frozen))
@@ -106,9 +111,12 @@ def phrase_rates(
 
 
 def check_phrase_rates(data: Any) -> dict[str, float]:
-    """Phrase rates read back from JSON (``ValueError`` if they are not n-gram -> number)."""
-    if not isinstance(data, dict) or not all(
-        isinstance(v, int | float) and not isinstance(v, bool) for v in data.values()
-    ):
-        raise ValueError("phrase rates must map n-grams to numbers")
+    """Phrase rates read back from JSON (``ValueError`` unless they map n-grams to finite
+    numbers)."""
+    if not isinstance(data, dict) or not all(_finite_number(v) for v in data.values()):
+        raise ValueError("phrase rates must map n-grams to finite numbers")
     return data
+
+
+def _finite_number(value: Any) -> bool:
+    return type(value) in (int, float) and math.isfinite(value)

@@ -9,6 +9,7 @@ pipe text, quoted text or a JSON record.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
@@ -19,6 +20,8 @@ from qseg.segmentation import Segmentation
 from qseg.segmenters.base import Segmenter
 
 FORMATS = ("pipe", "quoted", "json")
+BATCH = 4096
+"""Queries segmented at once where a segmenter gains from batches (a trained model)."""
 
 TagLookup = Callable[[str | None, tuple[str, ...]], Sequence[str] | None]
 """Tags of a query from its id and words, or ``None``."""
@@ -89,6 +92,11 @@ def _segmented(
         yield Result(ident, [(seg, None)])
 
 
+def _finite(score: float | None) -> float | None:
+    """JSON has no infinities: a score of -inf (PMI joining a pair never seen) is null."""
+    return score if score is None or math.isfinite(score) else None
+
+
 def describe(seg: Segmentation) -> dict[str, Any]:
     """A segmentation as JSON-ready values: pipe text, quoted text and segments."""
     return {
@@ -106,10 +114,10 @@ def format_result(result: Result, fmt: str) -> str:
         best, score = result.ranking[0]
         record = {"id": result.ident, "query": best.query} | describe(best)
         if score is not None:
-            record["score"] = score
+            record["score"] = _finite(score)
         if len(result.ranking) > 1:
-            record["ranking"] = [describe(s) | {"score": v} for s, v in result.ranking]
-        return json.dumps(record) + "\n"
+            record["ranking"] = [describe(s) | {"score": _finite(v)} for s, v in result.ranking]
+        return json.dumps(record, allow_nan=False) + "\n"
     prefix = "" if result.ident is None else f"{result.ident}\t"
     render = Segmentation.to_quoted if fmt == "quoted" else Segmentation.to_pipe
     if len(result.ranking) == 1 and result.ranking[0][1] is None:

@@ -12,6 +12,7 @@ methods, and the rule-based methods, stay clear of scikit-learn, XGBoost and tor
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from qseg.resources.bundle import Resources
@@ -52,11 +53,11 @@ def _pmi(res: Resources, tau: float) -> Segmenter:
     return PmiSegmenter(res.require_probabilities(), tau)
 
 
-def _trainable(preset: Preset) -> Any:
+def _trainable(preset: Preset) -> Callable[..., Segmenter]:
     def build(res: Resources, **params: Any) -> Segmenter:
         from qseg.segmenters.supervised import BreakClassifier
 
-        if preset.fixed.get("inputs.features") is False and res.vectors is None:
+        if preset.needs_vectors and res.vectors is None:
             raise ValueError("needs word vectors: pass --corpus FILE (or Resources(vectors=...))")
         return BreakClassifier(res, **estimator_params(preset, params))
 

@@ -38,7 +38,7 @@ from qseg.errors import QsegError
 from qseg.query import normalize
 from qseg.resources.bundle import Resources
 from qseg.resources.vectors import WordVectors
-from qseg.segmentation import Reference, Segmentation
+from qseg.segmentation import Segmentation, Target, target_words
 from qseg.segmenters.contextual import BreakProbe, gap_rows, require_encoder
 from qseg.segmenters.decoder import kbest_gaps
 from qseg.segmenters.gap_features import (
@@ -59,6 +59,7 @@ from qseg.segmenters.joint import (
 )
 from qseg.segmenters.lexicon import LEXICON_FEATURES, Lexicon, gap_keys, phrase_rates
 from qseg.segmenters.name_features import name_features
+from qseg.segmenters.records import BATCH
 from qseg.segmenters.trainable import (
     CLASSIFIERS,
     GROUPS,
@@ -67,14 +68,10 @@ from qseg.segmenters.trainable import (
     Decoding,
     Inputs,
     check_group,
+    needed_resources,
     spec_of,
 )
 
-Target = Segmentation | Sequence[Reference]
-"""A training label: one segmentation, or annotators' segmentations with their votes."""
-
-BATCH = 4096
-"""Queries segmented at once by :meth:`BreakClassifier.segment_many`."""
 _JOINT_BATCH = 512
 """Queries whose candidates are built at once when segmenting (12 words: 2,048 candidates)."""
 
@@ -92,11 +89,6 @@ def vote_distribution(target: Target) -> dict[tuple[int, ...], float]:
     for ref in target:
         shares[ref.segmentation.breaks] += ref.votes / total
     return dict(shares)
-
-
-def target_words(target: Target) -> tuple[str, ...]:
-    """The words of the query a training label segments."""
-    return target.words if isinstance(target, Segmentation) else target[0].segmentation.words
 
 
 class BreakClassifier(BaseEstimator):
@@ -190,8 +182,7 @@ class BreakClassifier(BaseEstimator):
 
     @property
     def _needs_source(self) -> bool:
-        inputs = self._in
-        return bool(inputs.features or inputs.name_statistics) or self._decoding.joint
+        return "ngrams" in needed_resources(self._in, self._decoding)
 
     def _tree_params(self, seed_offset: int = 0) -> dict[str, Any]:
         trees = self._trees
@@ -221,7 +212,11 @@ class BreakClassifier(BaseEstimator):
             names = resources.require_names() if inputs.name_statistics else None
             self.source_ = FeatureSource(counts, words, titles, names)
             record["ngrams"] = _describe(counts, resources.ngrams is None)
-            record["words"] = _describe(words, resources.words is None and words is not counts)
+            # word counts are built in where they are neither given nor the given n-grams' own
+            builtin_words = resources.words is None and (
+                resources.ngrams is None or words is not counts
+            )
+            record["words"] = _describe(words, builtin_words)
             record["titles"] = _describe(titles, resources.titles is None)
             if names is not None:
                 record["names"] = _describe(names, resources.names is None)
@@ -546,10 +541,11 @@ class BreakClassifier(BaseEstimator):
     def rank(
         self, query: str, k: int, tags: Sequence[str] | None = None
     ) -> list[tuple[Segmentation, float]]:
-        """The ``k`` best segmentations: by the joint scorers' margin among the
-        ``max(k, max_candidates)`` break vectors the gap model finds most probable (so the
-        first is :meth:`segment`'s whenever ``k <= max_candidates``); without joint decoding,
-        by the log-probability of the breaks under the gap model."""
+        """The ``k`` best segmentations with their scores. Where decoding is joint (2 to 12
+        words): the ``max_candidates`` break vectors the gap model finds most probable, ordered
+        by the joint scorers' margin: the segmentations the model chooses among, so at most
+        ``max_candidates`` of them. Otherwise by the log-probability of the breaks under the
+        gap model. The first is always :meth:`segment`'s."""
         self._check_fitted()
         if k < 1:
             raise QsegError(f"k must be at least 1, got {k}")
@@ -558,9 +554,8 @@ class BreakClassifier(BaseEstimator):
         probabilities, tables = self._probabilities([words], query_tags)
         if self._joint_rows([words]):
             assert tables is not None
-            candidates = max(k, self._decoding.max_candidates)
             kept, scores = self._joint_scores(
-                [words], probabilities, tables, query_tags, candidates
+                [words], probabilities, tables, query_tags, self._decoding.max_candidates
             )[0]
             bits = candidate_bits(len(words))
             order = sorted(range(len(kept)), key=lambda j: (-scores[j], j))[:k]

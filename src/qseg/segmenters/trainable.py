@@ -59,6 +59,22 @@ class Decoding:
     """Add a LambdaMART scorer ranking the candidates by votes (:func:`.joint.vote_grades`)."""
 
 
+def needed_resources(inputs: Inputs, decoding: Decoding) -> set[str]:
+    """The resources a classifier with these inputs and decoding takes (and a model of it
+    records): n-gram and word counts and titles for the gap features and joint decoding,
+    name statistics, word vectors, the encoder of the contextual probe."""
+    needed = set()
+    if inputs.features or inputs.name_statistics or decoding.joint:
+        needed |= {"ngrams", "words", "titles"}
+    if inputs.name_statistics:
+        needed.add("names")
+    if inputs.word_vectors:
+        needed.add("vectors")
+    if inputs.contextual:
+        needed.add("encoder")
+    return needed
+
+
 GROUPS = {"inputs": Inputs, "boosting": Boosting, "decoding": Decoding}
 """The classifier's grouped parameters and their types; ``None`` stands for the defaults."""
 
@@ -83,6 +99,8 @@ class Preset:
     """Spec parameter -> the setting it sets (``group.field`` or a plain parameter)."""
     fixed: Mapping[str, Any] = field(default_factory=dict)
     """Setting -> value, for every setting the method decides."""
+    needs_vectors: bool = False
+    """Whether the user must give word vectors (``--corpus``): no built-in ones stand in."""
 
 
 CLASSIFIERS = ("xgboost", "logreg")
@@ -162,6 +180,7 @@ PRESETS: dict[str, Preset] = {
             _CLASSIFIER | _TREES,
             _TREE_BINDS,
             {"inputs.features": False, "inputs.word_vectors": True, **_GAP_ALONE},
+            needs_vectors=True,
         ),
     )
 }
