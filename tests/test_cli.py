@@ -259,6 +259,12 @@ def test_tune_pmi(write):
     assert line == "tau=0.75\tbreak_accuracy=1.0000\tqueries=1\tgaps=2\n"
 
 
+def test_version_on_standard_output():
+    from importlib.metadata import version
+
+    assert out(qseg("--version")) == f"qseg {version('qseg')}\n"
+
+
 def test_methods_lists_every_method():
     from qseg.segmenters.registry import METHODS
 

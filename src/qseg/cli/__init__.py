@@ -43,7 +43,8 @@ class _Version(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
         from importlib.metadata import version
 
-        parser.exit(message=f"qseg {version('qseg')}\n")
+        print(f"qseg {version('qseg')}")
+        parser.exit()
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
