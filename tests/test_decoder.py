@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from qseg.errors import QsegError
-from qseg.segmenters.decoder import best_breaks, kbest_breaks, score_breaks
+from qseg.segmenters.decoder import best_breaks, kbest_breaks, kbest_gaps, score_breaks
 
 
 @st.composite
@@ -69,3 +69,32 @@ def test_ties_prefer_the_longer_first_segment():
 def test_k_must_be_positive():
     with pytest.raises(QsegError, match="k must be at least 1"):
         kbest_breaks([], 1, 0)
+
+
+@st.composite
+def gap_scores(draw):
+    """Per gap a score with and without a break; ties, zeros and -inf are common."""
+    n = draw(st.integers(0, 8))
+    value = st.one_of(
+        st.sampled_from([0.0, -1.0, 0.5, float("-inf")]),
+        st.floats(-5, 5, allow_nan=False),
+    )
+    return [draw(value) for _ in range(n)], [draw(value) for _ in range(n)]
+
+
+@given(gap_scores(), st.integers(1, 300))
+def test_kbest_gaps_equals_brute_force(scores, k):
+    """The k best break vectors under independent gap scores, as brute force finds them."""
+    if_break, if_not = scores
+    n = len(if_break)
+    every = sorted(
+        (sum(if_break[g] if bit else if_not[g] for g, bit in enumerate(bits)) for bits in
+         itertools.product((0, 1), repeat=n)),
+        reverse=True,
+    )  # fmt: skip
+    ranked = kbest_gaps(if_break, if_not, k)
+    assert len(ranked) == min(k, 2**n)
+    assert len({bits for _, bits in ranked}) == len(ranked)
+    assert [score for score, _ in ranked] == pytest.approx(every[: len(ranked)])
+    best = tuple(int(if_break[g] > if_not[g]) for g in range(n))  # no break on a tie
+    assert ranked[0][1] == best
