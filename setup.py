@@ -11,6 +11,7 @@ setup(
             "src/qseg/resources/build/_ngrams.pyx",
             "src/qseg/segmenters/_kernel.pyx",
             "src/qseg/segmenters/_gap_kernel.pyx",
+            "src/qseg/segmenters/_trees.pyx",
         ],
         include_path=["src"],
         language_level=3,

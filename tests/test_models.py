@@ -20,8 +20,8 @@ from qseg.models import ModelError, open_segmenter
 from qseg.resources.counts import NgramCounts
 from qseg.resources.store import build_from_entries
 from qseg.resources.titles import TitleSet
+from qseg.segmenters.break_model import BreakModel
 from qseg.segmenters.registry import SpecError, create
-from qseg.segmenters.supervised import BreakClassifier
 
 JOINT = toy.TRAINED_SPECS["joint"]
 QUERIES = ["cheap new york yankees tickets", "stainless steel chest freezer", "café münchen"]
@@ -51,7 +51,7 @@ def rewrite(path: Path, target: Path, change) -> Path:
 def test_a_saved_model_is_a_segmenter_with_its_path_as_spec(saved, tmp_path):
     model = toy.train(JOINT)
     loaded = open_segmenter(str(saved), toy.resources())
-    assert isinstance(loaded, BreakClassifier) and loaded.spec == str(saved)
+    assert isinstance(loaded, BreakModel) and loaded.spec == str(saved)
     assert [loaded.segment(q) for q in QUERIES] == [model.segment(q) for q in QUERIES]
     assert [loaded.rank(q, 3) for q in QUERIES] == [model.rank(q, 3) for q in QUERIES]
     again = tmp_path / "again.qseg"
@@ -77,7 +77,7 @@ def test_the_model_refuses_resources_other_than_it_was_trained_with(saved):
     with pytest.raises(ModelError, match="trained with the Wikipedia titles of memory"):
         models.load(saved, replace(res, titles=None))
     forced = models.load(saved, other, allow_other_resources=True)
-    assert forced.source_.counts is other.ngrams
+    assert forced.source.counts is other.ngrams
     assert forced.segment(QUERIES[0]).words == tuple(QUERIES[0].split())
 
 
@@ -142,7 +142,7 @@ def _member(name: str, data: bytes | None):
 
 
 def _linear_model_with(saved_logreg: Path, **arrays) -> bytes:
-    with zipfile.ZipFile(saved_logreg) as zf, np.load(io.BytesIO(zf.read("gap_model.bin"))) as z:
+    with zipfile.ZipFile(saved_logreg) as zf, np.load(io.BytesIO(zf.read("gap_model.npz"))) as z:
         current = {k: z[k] for k in z.files}
     for name, value in arrays.items():  # an array, or a function of the current one
         current[name] = value(current[name]) if callable(value) else value
@@ -161,7 +161,7 @@ def saved_logreg(tmp_path_factory) -> Path:
 @pytest.mark.parametrize(
     "change, message",
     [
-        (_set("version", 99), "model format version 99; this qseg reads version 8"),
+        (_set("version", 99), "model format version 99; this qseg reads version 9"),
         (_set("format", "other"), "not a qseg model file"),
         (_set("params.colour", "red"), "unknown parameter 'colour'"),
         (_set("params.inner_folds", "2"), "parameter inner_folds must be int"),
@@ -171,9 +171,9 @@ def saved_logreg(tmp_path_factory) -> Path:
         (_set("fitted.tagged", "no"), "fitted tagged must be bool"),
         (_set("resources.names", None), "resources do not match the inputs ('names')"),
         (_set("resources.ngrams", {"fingerprint": 1}), "resource 'ngrams' needs a fingerprint"),
-        (_member("ranker.ubj", None), "member 'ranker.ubj' is missing"),
+        (_member("ranker.npz", None), "member 'ranker.npz' is missing"),
         (_member("extra.bin", b"x"), "unexpected member 'extra.bin'"),
-        (_member("joint.ubj", b"\x00" * 64), "(joint.ubj): not an XGBoost model"),
+        (_member("joint.npz", b"\x00" * 64), "(joint.npz): not a tree ensemble"),
         (_member("lexicon.json", b"[1, 2]"), "(lexicon.json): a lexicon is an object"),
         (_member("phrases.json", b'{"new york": "x"}'), "(phrases.json): phrase rates must"),
         (_member("phrases.json", b'{"new york": NaN}'), "map n-grams to finite numbers"),
@@ -184,7 +184,7 @@ def saved_logreg(tmp_path_factory) -> Path:
         (_set("params.decoding", {"max_candidates": 0}), "max_candidates must be at least 1"),
         (_set("params.classifier", "forest"), "classifier must be one of xgboost, logreg"),
         (_set("params.inner_folds", 1), "inner_folds must be at least 2, got 1"),
-        (_set("fitted.joint", False), "unexpected member 'joint.ubj'"),
+        (_set("fitted.joint", False), "unexpected member 'joint.npz'"),
         (_set("features", ["log_count"]), "its features are not the ones this qseg computes"),
         (_set("candidate_features", []), "its features are not the ones this qseg computes"),
         (_set("method", 7), "method must be a spec or null"),
@@ -199,19 +199,19 @@ def test_every_part_of_a_model_file_is_checked(saved, tmp_path, change, message)
 
 def test_a_joint_model_without_its_scorers_is_refused(saved, tmp_path):
     def drop(meta, members):
-        for name in ("joint.ubj", "phrases.json", "ranker.ubj"):
+        for name in ("joint.npz", "phrases.json", "ranker.npz"):
             del members[name]
 
     bad = rewrite(saved, tmp_path / "gutted.qseg", drop)
-    with pytest.raises(ModelError, match=r"member 'joint\.ubj' is missing"):
+    with pytest.raises(ModelError, match=r"member 'joint\.npz' is missing"):
         models.load(bad, toy.resources())
 
 
 def test_a_scorer_in_the_place_of_another_is_refused(saved, tmp_path):
     with zipfile.ZipFile(saved) as zf:
-        gap = zf.read("gap_model.bin")
-    bad = rewrite(saved, tmp_path / "swapped.qseg", _member("joint.ubj", gap))
-    with pytest.raises(ModelError, match=r"\(joint\.ubj\): the scorer takes \d+ features, not 29"):
+        gap = zf.read("gap_model.npz")
+    bad = rewrite(saved, tmp_path / "swapped.qseg", _member("joint.npz", gap))
+    with pytest.raises(ModelError, match=r"\(joint\.npz\): the scorer takes \d+ features, not 29"):
         models.load(bad, toy.resources())
 
 
@@ -227,8 +227,8 @@ def test_a_scorer_in_the_place_of_another_is_refused(saved, tmp_path):
 )
 def test_arrays_of_the_wrong_shape_or_type_are_refused(saved_logreg, tmp_path, arrays, message):
     data = _linear_model_with(saved_logreg, **arrays)
-    bad = rewrite(saved_logreg, tmp_path / "bad.qseg", _member("gap_model.bin", data))
-    with pytest.raises(ModelError, match=r"\(gap_model\.bin\): (a )?linear gap model: ") as e:
+    bad = rewrite(saved_logreg, tmp_path / "bad.qseg", _member("gap_model.npz", data))
+    with pytest.raises(ModelError, match=r"\(gap_model\.npz\): (a )?linear gap model: ") as e:
         models.load(bad, toy.resources())
     assert message in str(e.value)
 
@@ -241,7 +241,7 @@ def test_arrays_of_the_wrong_shape_or_type_are_refused(saved_logreg, tmp_path, a
     ],
 )
 def test_damaged_array_members_are_refused(saved_logreg, tmp_path, data, message):
-    bad = rewrite(saved_logreg, tmp_path / "bad.qseg", _member("gap_model.bin", data))
+    bad = rewrite(saved_logreg, tmp_path / "bad.qseg", _member("gap_model.npz", data))
     with pytest.raises(ModelError, match=message):
         models.load(bad, toy.resources())
 

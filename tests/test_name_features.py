@@ -79,7 +79,7 @@ def test_break_classifier_with_name_statistics(webis, names, tmp_path, monkeypat
     path = tmp_path / "m.qseg"
     models.save(model, path)
     loaded = models.load(path, with_names)
-    assert loaded.inputs.name_statistics is True and loaded.source_.names is names
+    assert loaded.inputs.name_statistics is True and loaded.source.names is names
     assert loaded.predict(test) == model.predict(test)
     np.testing.assert_allclose(
         np.concatenate(loaded.break_probabilities(test)),

@@ -131,8 +131,8 @@ def test_model_keeps_half_precision_vectors(webis, tmp_path):  # noqa: F811
     model.fit(train, [gold[i] for i in ids[:300]])
     models.save(model, tmp_path / "m.qseg")
     loaded = models.load(tmp_path / "m.qseg", source)  # the model carries its vectors
-    assert loaded.vectors_.vectors.dtype == np.float16
-    np.testing.assert_array_equal(loaded.vectors_.vectors, vectors.vectors)
+    assert loaded.vectors.vectors.dtype == np.float16
+    np.testing.assert_array_equal(loaded.vectors.vectors, vectors.vectors)
     assert loaded.predict(test) == model.predict(test)
 
 

@@ -9,6 +9,10 @@ import json
 import subprocess
 import sys
 
+import toy
+
+from qseg import models
+
 HEAVY = (
     "sklearn",
     "xgboost",
@@ -30,28 +34,32 @@ import json, sys
 import qseg
 from qseg.cli import main
 
-ngrams, titles = sys.argv[1:]
+ngrams, titles, model = sys.argv[1:]
 for method in ("naive", "wiki", "wiki(unseen_titles=true)"):
     seg = qseg.segmenter(method, ngrams=ngrams, titles=titles)
     seg.segment("new york yankees tickets")
     seg.rank("new york yankees tickets", 3)
-for method in ("naive", "wiki"):
+for method in ("naive", "wiki", model):
     main(["segment", "--method", method, "--ngrams", ngrams, "--titles", titles, "a b c"])
 print(json.dumps(sorted(sys.modules)))
 """
 
 
-def test_rule_based_segmenting_loads_no_heavy_library(write):
-    ngrams = write("counts.txt", "new york\t100\nnew york yankees\t10\nyankees tickets\t2\n")
-    titles = write("titles.txt", "new york yankees\n")
+def test_segmenting_loads_no_heavy_library(write, tmp_path):
+    """Rule-based methods and a saved model (its trees are arrays) from Python and the CLI."""
+    counts = toy.resources().ngrams
+    ngrams = write("counts.txt", "".join(f"{k}\t{v}\n" for k, v in counts.items()))
+    titles = write("titles.txt", "\n".join(toy.PHRASES) + "\n")
+    model = tmp_path / "m.qseg"
+    models.save(toy.train(toy.TRAINED_SPECS["joint"]), model)
     done = subprocess.run(
-        [sys.executable, "-c", PROGRAM, str(ngrams), str(titles)],
+        [sys.executable, "-c", PROGRAM, str(ngrams), str(titles), str(model)],
         capture_output=True,
         text=True,
         check=True,
     )
     loaded = set(json.loads(done.stdout.splitlines()[-1]))
-    assert "qseg.segmenters.wiki" in loaded and "qseg.cli.segment" in loaded
+    assert {"qseg.segmenters.wiki", "qseg.cli.segment", "qseg.segmenters.break_model"} <= loaded
     assert {m.split(".")[0] for m in loaded} & set(HEAVY) == set()
     # and the command line configured only the command it ran
     assert not {"qseg.cli.ir_eval", "qseg.cli.agree", "qseg.cli.train"} & loaded

@@ -5,12 +5,12 @@ Members (written with a fixed date, so the same model gives the same bytes):
 - ``meta.json``: format name and version, the method spec, every constructor parameter, the
   fitted scalars (feature count, whether trained with tags), the resources it was trained with
   (content fingerprints, :mod:`.provenance`), the feature names, and the qseg version;
-- ``gap_model.bin``: the per-gap classifier (XGBoost UBJSON, or the logistic regression's
-  arrays as ``.npz``);
+- ``gap_model.npz``: the per-gap classifier (boosted trees as arrays, :mod:`..segmenters.trees`,
+  or the logistic regression's arrays);
 - ``lexicon.json``, ``probe.npz``, ``vectors.npz``: the learned lexicon, the contextual probe
   and the word vectors, where the inputs use them;
-- ``joint.ubj``, ``phrases.json``, ``ranker.ubj``: the joint scorer, its phrase rates and the
-  vote ranker, where decoding is joint.
+- ``joint.npz``, ``phrases.json``, ``ranker.npz``: the joint scorer (trees as arrays), its
+  phrase rates and the vote ranker, where decoding is joint.
 
 Reading checks everything before anything is used: the format version, every parameter's name
 and type, which members must be there, every array's shape and dtype, and that the gap model
@@ -42,8 +42,8 @@ from qseg.segmenters.trainable import (
 )
 
 FORMAT = "qseg-break-classifier"
-FORMAT_VERSION = 8
-"""Version 8: grouped parameters, the resources' fingerprints, fixed member dates."""
+FORMAT_VERSION = 9
+"""Version 9: trees as arrays (version 8: grouped parameters, the resources' fingerprints)."""
 
 _DATE = (1980, 1, 1, 0, 0, 0)
 
@@ -87,7 +87,8 @@ def write_model(path: StrPath, meta: dict[str, Any], members: dict[str, bytes]) 
     """Write ``meta.json`` and the members into one zip file, replaced atomically."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as zf:
-        for name, data in {"meta.json": json.dumps(meta, indent=1).encode(), **members}.items():
+        text = json.dumps(meta, indent=1, sort_keys=True)
+        for name, data in {"meta.json": text.encode(), **members}.items():
             zf.writestr(zipfile.ZipInfo(name, _DATE), data, zipfile.ZIP_DEFLATED)
     atomic_write_bytes(path, buffer.getvalue())
 
@@ -253,7 +254,7 @@ def _check_resources(model: ModelFile) -> None:
 def expected_members(model: ModelFile) -> set[str]:
     """The members a model with these parameters holds."""
     inputs, decoding = model.inputs, model.decoding
-    members = {"gap_model.bin"}
+    members = {"gap_model.npz"}
     if inputs.lexicon:
         members.add("lexicon.json")
     if inputs.contextual:
@@ -261,9 +262,9 @@ def expected_members(model: ModelFile) -> set[str]:
     if inputs.word_vectors:
         members.add("vectors.npz")
     if model.meta["fitted"]["joint"]:  # not if no training query had 2 to 12 words
-        members |= {"joint.ubj", "phrases.json"}
+        members |= {"joint.npz", "phrases.json"}
         if decoding.rank_votes:
-            members.add("ranker.ubj")
+            members.add("ranker.npz")
     return members
 
 

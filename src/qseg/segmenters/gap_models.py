@@ -71,14 +71,11 @@ class LinearGapModel:
 
 
 class TreeGapModel:
-    """Gradient-boosted trees (XGBoost) with the logistic loss on break shares."""
+    """Gradient-boosted trees (XGBoost) with the logistic loss on break shares, as trained;
+    a trained model keeps them as arrays (:class:`.trees.TreeEnsemble`)."""
 
     def __init__(self, booster: Any) -> None:
         self.booster = booster
-
-    @property
-    def n_features(self) -> int:
-        return int(self.booster.num_features())
 
     @classmethod
     def fit(cls, x: np.ndarray, rates: np.ndarray, params: Mapping[str, Any]) -> TreeGapModel:
@@ -90,24 +87,3 @@ class TreeGapModel:
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         return self.booster.inplace_predict(x)
-
-    def to_bytes(self) -> bytes:
-        return bytes(self.booster.save_raw("ubj"))
-
-    @classmethod
-    def from_bytes(cls, data: bytes) -> TreeGapModel:
-        return cls(load_booster(data))
-
-
-def load_booster(raw: bytes) -> Any:
-    """An XGBoost booster from its saved bytes; ``ValueError`` (one line, no C++ trace) if
-    XGBoost cannot read them."""
-    import xgboost as xgb
-
-    booster = xgb.Booster()
-    try:
-        booster.load_model(bytearray(raw))
-    except xgb.core.XGBoostError as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else "unreadable"
-        raise ValueError(f"not an XGBoost model ({first})") from None
-    return booster

@@ -41,7 +41,7 @@ class Result:
 
 def uses_tags(segmenter: Segmenter) -> bool:
     """Whether the segmenter was trained with part-of-speech tags (and so takes them)."""
-    return bool(getattr(segmenter, "tagged_", False))
+    return bool(getattr(segmenter, "uses_tags", False))
 
 
 def segment_records(

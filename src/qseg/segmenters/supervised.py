@@ -15,19 +15,18 @@ annotators put a segment break there, from any mix of (:class:`.trainable.Inputs
 Targets are the share of annotators who broke at each gap (all votes count, not just the
 majority's). Decoding is either gap by gap (break iff p > 0.5) or joint (:mod:`.joint`).
 
-The classifier is a segmenter like every other: ``segment``, ``segment_many`` and ``rank``
-(scores: the joint scorers' margin, or the log-probability of the breaks under the gap model
-where decoding is gap by gap or the query too long for joint decoding). Its resources
-(counts, titles, name statistics, word vectors) are resolved when it is fitted and recorded by
-content fingerprint (:attr:`BreakClassifier.resources_`); :mod:`qseg.models` saves a fitted
-classifier to one file and checks those fingerprints when it loads it.
+Fitting ends with a :class:`.break_model.BreakModel` (``model_``): what the classifier learned,
+its trees as arrays, the resources it used; the classifier segments through it (``segment``,
+``segment_many``, ``rank``, ``predict``) like every other segmenter, and :mod:`qseg.models`
+saves it to one file and loads it back without scikit-learn or XGBoost. The resources (counts,
+titles, name statistics, word vectors) are resolved when fitting and recorded by content
+fingerprint (:attr:`BreakClassifier.resources_`).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from itertools import islice, pairwise
 from typing import Any
 
 import numpy as np
@@ -35,45 +34,30 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from qseg.errors import QsegError
-from qseg.query import normalize
 from qseg.resources.bundle import Resources
 from qseg.resources.vectors import WordVectors
 from qseg.segmentation import Segmentation, Target, target_words
+from qseg.segmenters.break_model import BreakModel, as_words, check_tags, gap_inputs, per_query
 from qseg.segmenters.contextual import BreakProbe, gap_rows, require_encoder
-from qseg.segmenters.decoder import kbest_gaps
-from qseg.segmenters.gap_features import (
-    FeatureSource,
-    QueryTables,
-    SpanTables,
-    gap_features,
-    query_tables,
-)
+from qseg.segmenters.gap_features import FeatureSource, SpanTables, query_tables
 from qseg.segmenters.gap_models import LinearGapModel, TreeGapModel
 from qseg.segmenters.joint import (
     MAX_JOINT_WORDS,
-    candidate_bits,
     candidate_features,
     joint_target,
     softmax_objective,
     vote_grades,
 )
 from qseg.segmenters.lexicon import LEXICON_FEATURES, Lexicon, gap_keys, phrase_rates
-from qseg.segmenters.name_features import name_features
-from qseg.segmenters.records import BATCH
 from qseg.segmenters.trainable import (
-    CLASSIFIERS,
-    GROUPS,
-    SCALARS,
     Boosting,
     Decoding,
     Inputs,
-    check_group,
+    check_settings,
     needed_resources,
     spec_of,
 )
-
-_JOINT_BATCH = 512
-"""Queries whose candidates are built at once when segmenting (12 words: 2,048 candidates)."""
+from qseg.segmenters.trees import TreeEnsemble
 
 
 class NotFittedSegmenterError(QsegError, NotFittedError):
@@ -140,10 +124,7 @@ class BreakClassifier(BaseEstimator):
 
     @property
     def spec(self) -> str:
-        """The model file (or shipped model name) it was loaded from, else the registry spec
-        of this configuration, e.g. ``features(classifier='logreg')``."""
-        if hasattr(self, "spec_"):
-            return str(self.spec_)
+        """The registry spec of this configuration, e.g. ``features(classifier=logreg)``."""
         spec = spec_of(self.get_params())
         if spec is None:
             raise QsegError(
@@ -153,32 +134,7 @@ class BreakClassifier(BaseEstimator):
         return spec
 
     def _check_params(self) -> None:
-        for name in GROUPS:
-            try:
-                check_group(name, getattr(self, name))
-            except TypeError as exc:
-                raise QsegError(str(exc)) from None
-        for name, (kind, _) in SCALARS.items():
-            value = getattr(self, name)
-            if type(value) is not kind:
-                raise QsegError(f"{name} must be {kind.__name__}, not {value!r}")
-        if self.classifier not in CLASSIFIERS:
-            raise QsegError(f"classifier must be one of {', '.join(CLASSIFIERS)}")
-        inputs, decoding = self._in, self._decoding
-        if not (
-            inputs.features
-            or inputs.name_statistics
-            or inputs.lexicon
-            or inputs.contextual
-            or inputs.word_vectors
-        ):
-            raise QsegError("a break classifier needs features, a lexicon or word vectors")
-        if self.inner_folds < 2:
-            raise QsegError(f"inner_folds must be at least 2, got {self.inner_folds}")
-        if decoding.max_candidates < 1:
-            raise QsegError(f"max_candidates must be at least 1, got {decoding.max_candidates}")
-        if not 0 <= decoding.agreement_weight <= 1:
-            raise QsegError(f"agreement_weight must be in [0, 1], got {decoding.agreement_weight}")
+        check_settings(self.get_params())
 
     @property
     def _needs_source(self) -> bool:
@@ -237,20 +193,7 @@ class BreakClassifier(BaseEstimator):
         tags: Sequence[Sequence[str] | None] | None,
         tables: SpanTables | None,
     ) -> np.ndarray:
-        parts = []
-        gaps = sum(len(w) - 1 for w in words)
-        source = self.source_
-        if self._in.features:
-            assert source is not None
-            parts.append(gap_features(words, source, tags, tables))
-        if self._in.name_statistics:
-            assert source is not None and source.names is not None
-            parts.append(name_features(words, source.names))
-        if self.vectors_ is not None:
-            left = [w[g] for w in words for g in range(len(w) - 1)]
-            right = [w[g + 1] for w in words for g in range(len(w) - 1)]
-            parts += [self.vectors_.lookup(left), self.vectors_.lookup(right)]
-        return np.hstack(parts) if parts else np.zeros((gaps, 0), dtype=np.float32)
+        return gap_inputs(words, tags, tables, self.source_, self._in, self.vectors_)
 
     def _gap_model(
         self, x: np.ndarray, rates: np.ndarray, fold: int
@@ -285,13 +228,13 @@ class BreakClassifier(BaseEstimator):
         from sklearn.model_selection import KFold
 
         self._check_params()
-        words = [_as_words(q) for q in queries]
+        words = [as_words(q) for q in queries]
         if len(words) != len(y):
             raise QsegError(f"{len(words)} queries but {len(y)} segmentations")
         for w, target in zip(words, y, strict=True):
             if target_words(target) != w:
                 raise QsegError(f"the segmentation of {' '.join(w)!r} is of another query")
-        _check_tags(words, tags)
+        check_tags(words, tags)
         if len(words) < self.inner_folds:
             raise QsegError(f"need at least {self.inner_folds} training queries")
         dists = [vote_distribution(t) for t in y]
@@ -351,7 +294,34 @@ class BreakClassifier(BaseEstimator):
         if self._decoding.joint:
             assert tables is not None
             self._fit_joint(words, tags, dists, x, rates, query_of_gap, tables, folds, done)
+        self.model_ = self._frozen()
         return self
+
+    def _frozen(self) -> BreakModel:
+        """The learned state as the model segments with it: trees as arrays."""
+        gap = self.gap_model_
+        params = {k: v for k, v in self.get_params().items() if k != "resources"}
+        return BreakModel(
+            spec_text=spec_of(params),
+            params=params,
+            source=self.source_,
+            vectors=self.vectors_,
+            probe=self.probe_,
+            lexicon=self.lexicon_,
+            gap_model=(
+                TreeEnsemble.from_booster(gap.booster, logistic=True)
+                if isinstance(gap, TreeGapModel)
+                else gap
+            ),
+            joint=TreeEnsemble.from_booster(self.joint_, logistic=False) if self.joint_ else None,
+            ranker=(
+                TreeEnsemble.from_booster(self.ranker_, logistic=False) if self.ranker_ else None
+            ),
+            phrases=self.phrases_,
+            n_features=self.n_features_in_,
+            tagged=self.tagged_,
+            resources=self.resources_,
+        )
 
     def _fit_joint(
         self,
@@ -376,13 +346,13 @@ class BreakClassifier(BaseEstimator):
             for i in held:
                 phrases[i] = rates_of
             done(f"inner fold {fold}/{len(folds)}")
-        per_query = _per_query(p, words)
+        per_query_p = per_query(p, words)
         chosen = [i for i, w in enumerate(words) if 2 <= len(w) <= MAX_JOINT_WORDS]
         if not chosen:
             return
         blocks = candidate_features(
             [words[i] for i in chosen],
-            [per_query[i] for i in chosen],
+            [per_query_p[i] for i in chosen],
             [tables[i] for i in chosen],
             [phrases[i] for i in chosen],
             [tags[i] for i in chosen] if tags is not None else None,
@@ -418,7 +388,20 @@ class BreakClassifier(BaseEstimator):
             done("vote ranker")
         self.phrases_ = phrase_rates(words, dists)
 
-    # -- predict -------------------------------------------------------------------------
+    # -- the segmenter protocol, through the fitted model --------------------------------
+
+    def _model(self) -> BreakModel:
+        if not hasattr(self, "model_"):
+            raise NotFittedSegmenterError(
+                "this segmenter is not trained yet: fit() it, or train it with `qseg train` "
+                "and use the saved model file as the method"
+            )
+        return self.model_
+
+    @property
+    def uses_tags(self) -> bool:
+        """Whether it was trained with part-of-speech tags (and so takes them)."""
+        return hasattr(self, "model_") and self.model_.uses_tags
 
     def break_probabilities(
         self,
@@ -426,69 +409,7 @@ class BreakClassifier(BaseEstimator):
         tags: Sequence[Sequence[str] | None] | None = None,
     ) -> list[np.ndarray]:
         """Per query, the probability of a break at each gap."""
-        self._check_fitted()
-        words = [_as_words(q) for q in queries]
-        return self._probabilities(words, tags)[0]
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "gap_model_"):
-            raise NotFittedSegmenterError(
-                "this segmenter is not trained yet: fit() it, or train it with `qseg train` "
-                "and use the saved model file as the method"
-            )
-
-    def _probabilities(
-        self,
-        words: Sequence[tuple[str, ...]],
-        tags: Sequence[Sequence[str] | None] | None,
-    ) -> tuple[list[np.ndarray], SpanTables | None]:
-        """Gap probabilities per query, and the span tables they were computed from. Queries
-        without tags (``tags`` None, or None for a query) go without tag features."""
-        self._check_fitted()
-        _check_tags(words, tags)
-        tables = query_tables(words, self.source_) if self.source_ is not None else None
-        x = self._base_matrix(words, tags, tables)
-        if self.probe_ is not None:
-            x = np.hstack([x, self.probe_.score(gap_rows(require_encoder(), words))])
-        if self.lexicon_ is not None:
-            x = np.hstack([x, self.lexicon_.encode([k for w in words for k in gap_keys(w)])])
-        p = self.gap_model_.predict(x) if len(x) else np.zeros(0)
-        return _per_query(p, words), tables
-
-    def _joint_scores(
-        self,
-        words: Sequence[tuple[str, ...]],
-        probabilities: Sequence[np.ndarray],
-        tables: Sequence[QueryTables] | SpanTables,
-        tags: Sequence[Sequence[str] | None] | None,
-        candidates: int,
-    ) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per query (2 to 12 words), its ``candidates`` most probable break vectors under the
-        gap model (rows of :func:`.joint.candidate_bits`) and their joint scores."""
-        out = []
-        for first in range(0, len(words), _JOINT_BATCH):
-            part = range(first, min(first + _JOINT_BATCH, len(words)))
-            blocks = candidate_features(
-                [words[i] for i in part],
-                [probabilities[i] for i in part],
-                [tables[i] for i in part],
-                [self.phrases_] * len(part),
-                [tags[i] for i in part] if tags is not None else None,
-            )
-            kept = [np.argsort(-b[:, 0], kind="stable")[:candidates] for b in blocks]
-            rows = np.vstack([b[k] for b, k in zip(blocks, kept, strict=True)])
-            scores = self.joint_.inplace_predict(rows, predict_type="margin")
-            if self.ranker_ is not None:
-                scores = scores + self.ranker_.inplace_predict(rows, predict_type="margin")
-            bounds = np.cumsum([0, *(len(k) for k in kept)])
-            out += [(k, scores[a:b]) for k, (a, b) in zip(kept, pairwise(bounds), strict=True)]
-        return out
-
-    def _joint_rows(self, words: Sequence[tuple[str, ...]]) -> list[int]:
-        """The queries that joint decoding decides (2 to 12 words), if the model has it."""
-        if self.joint_ is None:
-            return []
-        return [i for i, w in enumerate(words) if 2 <= len(w) <= MAX_JOINT_WORDS]
+        return self._model().break_probabilities(queries, tags)
 
     def predict(
         self,
@@ -496,76 +417,22 @@ class BreakClassifier(BaseEstimator):
         tags: Sequence[Sequence[str] | None] | None = None,
     ) -> list[Segmentation]:
         """The segmentation of each query."""
-        self._check_fitted()
-        words = [_as_words(q) for q in queries]
-        probabilities, tables = self._probabilities(words, tags)
-        breaks = [tuple((p > 0.5).astype(int).tolist()) for p in probabilities]
-        chosen = self._joint_rows(words)
-        if chosen:
-            assert tables is not None
-            scored = self._joint_scores(
-                [words[i] for i in chosen],
-                [probabilities[i] for i in chosen],
-                [tables[i] for i in chosen],
-                [tags[i] for i in chosen] if tags is not None else None,
-                self._decoding.max_candidates,
-            )
-            for i, (kept, scores) in zip(chosen, scored, strict=True):
-                best = kept[int(np.argmax(scores))]
-                breaks[i] = tuple(candidate_bits(len(words[i]))[best].tolist())
-        return [Segmentation._trusted(w, b) for w, b in zip(words, breaks, strict=True)]
-
-    # -- the segmenter protocol ----------------------------------------------------------
+        return self._model().predict(queries, tags)
 
     def segment(self, query: str, tags: Sequence[str] | None = None) -> Segmentation:
-        """The segmentation of one query (with its part-of-speech tags, if the model uses
-        them and they are known)."""
-        return self.predict([query], None if tags is None else [tags])[0]
+        return self._model().segment(query, tags)
 
     def segment_many(
         self,
         queries: Iterable[str],
         tags: Iterable[Sequence[str] | None] | None = None,
     ) -> Iterator[Segmentation]:
-        """Segment queries in batches of :data:`BATCH` (a query's tags may be ``None``)."""
-        items = iter(queries)
-        tag_items = iter(tags) if tags is not None else None
-        while batch := list(islice(items, BATCH)):
-            batch_tags = None
-            if tag_items is not None:
-                batch_tags = list(islice(tag_items, len(batch)))
-                if len(batch_tags) != len(batch):
-                    raise QsegError("fewer tag lists than queries")
-            yield from self.predict(batch, batch_tags)
+        return self._model().segment_many(queries, tags)
 
     def rank(
         self, query: str, k: int, tags: Sequence[str] | None = None
     ) -> list[tuple[Segmentation, float]]:
-        """The ``k`` best segmentations with their scores. Where decoding is joint (2 to 12
-        words): the ``max_candidates`` break vectors the gap model finds most probable, ordered
-        by the joint scorers' margin: the segmentations the model chooses among, so at most
-        ``max_candidates`` of them. Otherwise by the log-probability of the breaks under the
-        gap model. The first is always :meth:`segment`'s."""
-        self._check_fitted()
-        if k < 1:
-            raise QsegError(f"k must be at least 1, got {k}")
-        words = _as_words(query)
-        query_tags = None if tags is None else [tags]
-        probabilities, tables = self._probabilities([words], query_tags)
-        if self._joint_rows([words]):
-            assert tables is not None
-            kept, scores = self._joint_scores(
-                [words], probabilities, tables, query_tags, self._decoding.max_candidates
-            )[0]
-            bits = candidate_bits(len(words))
-            order = sorted(range(len(kept)), key=lambda j: (-scores[j], j))[:k]
-            return [
-                (Segmentation._trusted(words, tuple(bits[kept[j]].tolist())), float(scores[j]))
-                for j in order
-            ]
-        p = np.clip(probabilities[0].astype(np.float64), 1e-12, 1 - 1e-12)
-        ranked = kbest_gaps(np.log(p).tolist(), np.log1p(-p).tolist(), k)
-        return [(Segmentation._trusted(words, breaks), score) for score, breaks in ranked]
+        return self._model().rank(query, k, tags)
 
 
 def _describe(resource: Any, builtin: bool) -> dict[str, Any] | None:
@@ -589,25 +456,3 @@ def _out_of_fold(
         inside, outside = np.isin(query_of_gap, train), np.isin(query_of_gap, held)
         out[outside] = learn_and_apply(inside, outside)
     return out
-
-
-def _per_query(per_gap: np.ndarray, words: Sequence[tuple[str, ...]]) -> list[np.ndarray]:
-    """Split values given gap after gap, query after query, into one array per query."""
-    bounds = np.cumsum([0, *(len(w) - 1 for w in words)])
-    return [per_gap[a:b] for a, b in pairwise(bounds)]
-
-
-def _as_words(query: str | Sequence[str]) -> tuple[str, ...]:
-    return normalize(query) if isinstance(query, str) else normalize(" ".join(query))
-
-
-def _check_tags(
-    words: Sequence[tuple[str, ...]], tags: Sequence[Sequence[str] | None] | None
-) -> None:
-    if tags is None:
-        return
-    if len(tags) != len(words):
-        raise QsegError(f"{len(words)} queries but {len(tags)} tag lists")
-    for w, t in zip(words, tags, strict=True):
-        if t is not None and len(t) != len(w):
-            raise QsegError(f"{len(t)} tags for the {len(w)} words of {' '.join(w)!r}")

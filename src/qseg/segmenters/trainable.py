@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from qseg.errors import QsegError
 from qseg.segmenters.spec import Param, format_spec
 
 
@@ -224,6 +225,38 @@ def spec_of(params: Mapping[str, Any]) -> str | None:
             values = {key: _get(settings, path) for key, path in preset.binds.items()}
             return format_spec(preset.name, preset.params, values)
     return None
+
+
+def check_settings(params: Mapping[str, Any]) -> None:
+    """Raise :class:`~qseg.errors.QsegError` unless a classifier's parameters have their types
+    and usable values (for a classifier made by hand and a model file alike)."""
+    for name in GROUPS:
+        try:
+            check_group(name, params.get(name))
+        except TypeError as exc:
+            raise QsegError(str(exc)) from None
+    for name, (kind, default) in SCALARS.items():
+        value = params.get(name, default)
+        if type(value) is not kind:
+            raise QsegError(f"{name} must be {kind.__name__}, not {value!r}")
+    settings = effective(params)
+    inputs, decoding = settings["inputs"], settings["decoding"]
+    if settings["classifier"] not in CLASSIFIERS:
+        raise QsegError(f"classifier must be one of {', '.join(CLASSIFIERS)}")
+    if not (
+        inputs.features
+        or inputs.name_statistics
+        or inputs.lexicon
+        or inputs.contextual
+        or inputs.word_vectors
+    ):
+        raise QsegError("a break classifier needs features, a lexicon or word vectors")
+    if settings["inner_folds"] < 2:
+        raise QsegError(f"inner_folds must be at least 2, got {settings['inner_folds']}")
+    if decoding.max_candidates < 1:
+        raise QsegError(f"max_candidates must be at least 1, got {decoding.max_candidates}")
+    if not 0 <= decoding.agreement_weight <= 1:
+        raise QsegError(f"agreement_weight must be in [0, 1], got {decoding.agreement_weight}")
 
 
 def check_group(name: str, value: Any) -> None:
