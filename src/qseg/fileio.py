@@ -199,3 +199,18 @@ def read_npz(data: bytes, names: Sequence[str], what: str) -> dict[str, Any]:
         if array.dtype.kind == "f" and not np.isfinite(array).all():
             raise ValueError(f"{what}: {name} holds NaN or infinite values")
     return arrays
+
+
+@contextmanager
+def file_lock(path: StrPath) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (created if absent) for the block, so that processes
+    building the same cache file take turns: the first builds, the others find it built."""
+    import fcntl
+
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

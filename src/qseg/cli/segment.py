@@ -64,6 +64,8 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
         raise QsegError("--model is another name for --method: give one of them")
     if args.cache and args.pos:
         raise QsegError("--cache keeps results by query text alone: drop --pos or --cache")
+    # usage errors first: bad QUERY arguments are reported before any resource is built
+    arguments = list(query_arguments(args.queries)) if args.queries else None
     given = resources(args)
     spec = args.method or args.model
     if spec is None:
@@ -90,8 +92,8 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
         segmenter = CachedSegmenter(segmenter, args.cache)
     interactive = not args.queries and sys.stdin.isatty()
     records = (
-        query_arguments(args.queries)
-        if args.queries
+        arguments
+        if arguments is not None
         else read_query_lines(sys.stdin.buffer, skip_bad=args.skip_bad_lines, on_skip=_skipped)
     )
     results = segment_records(

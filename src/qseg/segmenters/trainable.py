@@ -34,6 +34,9 @@ class Inputs:
     vectors of the DBpedia names."""
     contextual: bool = False
     """A linear probe on a pretrained encoder's vectors of the two words (:mod:`.contextual`)."""
+    titles: bool = True
+    """Wikipedia titles in the gap and candidate features (the resources' titles, else the
+    built-in ones where installed); without them a model needs no title set."""
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,7 @@ def needed_resources(inputs: Inputs, decoding: Decoding) -> set[str]:
     name statistics, word vectors, the encoder of the contextual probe."""
     needed = set()
     if inputs.features or inputs.name_statistics or decoding.joint:
-        needed |= {"ngrams", "words", "titles"}
+        needed |= {"ngrams", "words", "titles"} if inputs.titles else {"ngrams", "words"}
     if inputs.name_statistics:
         needed.add("names")
     if inputs.word_vectors:
@@ -119,6 +122,7 @@ _TREE_BINDS = {
     "learning_rate": "boosting.learning_rate",
     "seed": "random_state",
 }
+_TITLES = {"titles": Param(bool, True, "Wikipedia title features (false: no title set)")}
 _GAP_ALONE = {"inputs.lexicon": False, "inputs.name_statistics": False, "inputs.contextual": False}
 _GAP_ALONE |= {"decoding.joint": False}
 
@@ -153,6 +157,7 @@ PRESETS: dict[str, Preset] = {
                 "max_candidates": Param(int, 4, "candidates scored when segmenting"),
                 "inner_folds": Param(int, 5, "folds of the out-of-fold lexicon, probe and scorer"),
             }
+            | _TITLES
             | _TREES,
             _TREE_BINDS
             | {
@@ -163,6 +168,7 @@ PRESETS: dict[str, Preset] = {
                 "rank_votes": "decoding.rank_votes",
                 "max_candidates": "decoding.max_candidates",
                 "inner_folds": "inner_folds",
+                "titles": "inputs.titles",
             },
             {"inputs.features": True, "inputs.lexicon": True, "decoding.joint": True},
         ),
@@ -170,8 +176,8 @@ PRESETS: dict[str, Preset] = {
             "features",
             "paper 004 gap features, each gap decided alone",
             "n-gram counts, titles; optional POS tags",
-            _CLASSIFIER | _TREES,
-            _TREE_BINDS,
+            _CLASSIFIER | _TITLES | _TREES,
+            _TREE_BINDS | {"titles": "inputs.titles"},
             {"inputs.features": True, "inputs.word_vectors": False, **_GAP_ALONE},
         ),
         Preset(

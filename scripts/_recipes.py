@@ -1,0 +1,111 @@
+"""Training recipes for the default model and how they are measured (shared by
+``train_default.py`` and ``default_report.py``; ``python scripts/NAME.py`` puts this folder on
+the import path).
+
+A recipe is a trainable spec, the corpora it trains on (the Webis-QSeC-10 training part with
+all ten votes a query, QueryNER train) and the resources it runs with. It is measured by the
+proxies the issue names: 5-fold cross-validation over the Webis queries (each fold's model
+trains on the other four folds, plus QueryNER train if the recipe uses it; majority
+protocol) and QueryNER dev (from a model trained on all of the recipe's corpora).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from qseg import models
+from qseg.corpora.queryner import read_queryner
+from qseg.corpora.webis import read_training_set
+from qseg.evaluation.cross_validation import query_folds
+from qseg.evaluation.matching import evaluate
+from qseg.resources.bundle import Resources
+from qseg.segmentation import Reference, Segmentation, Target
+from qseg.segmenters.supervised import BreakClassifier
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+
+
+@dataclass(frozen=True)
+class Corpora:
+    """The annotated queries the recipes train and are measured on."""
+
+    webis_votes: dict[str, list[Reference]]
+    queryner_train: dict[str, Segmentation]
+    queryner_dev: dict[str, Segmentation]
+
+    @classmethod
+    def read(cls, shared: Path = SHARED) -> Corpora:
+        data = shared / "data"
+        webis = read_training_set(data / "webis-qsec-10-training")
+        train = read_queryner(data / "queryner" / "train.jsonl")
+        dev = read_queryner(data / "queryner" / "dev.jsonl")
+        return cls(
+            webis.votes,
+            {k: v.segmentation for k, v in train.items()},
+            {k: v.segmentation for k, v in dev.items()},
+        )
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A spec trained on some corpora, with some resources."""
+
+    name: str
+    spec: str
+    corpora: tuple[str, ...] = ("webis", "queryner")
+    resources: Callable[[], Resources] = Resources
+    jobs: int = 1
+    notes: str = field(default="", compare=False)
+
+    def model(self) -> BreakClassifier:
+        return models.estimator(self.spec, self.resources(), jobs=self.jobs)
+
+    def fit(self, webis: dict[str, Sequence[Reference]], corpora: Corpora) -> BreakClassifier:
+        """A model trained on ``webis`` (some or all of the Webis queries) and, if the recipe
+        says so, all of QueryNER train."""
+        targets: list[Target] = []
+        if "webis" in self.corpora:
+            targets += list(webis.values())
+        if "queryner" in self.corpora:
+            targets += list(corpora.queryner_train.values())
+        words = [_words(t) for t in targets]
+        return self.model().fit(words, targets)
+
+
+@dataclass(frozen=True)
+class Scores:
+    webis_break: float
+    webis_query: float
+    queryner_break: float
+    queryner_query: float
+    seconds: float
+
+
+def _words(target: Target) -> tuple[str, ...]:
+    return target.words if isinstance(target, Segmentation) else target[0].segmentation.words
+
+
+def measure(recipe: Recipe, corpora: Corpora, seed: int = 0) -> Scores:
+    """The recipe's Webis cross-validation (majority) and QueryNER dev figures."""
+    started = time.perf_counter()
+    votes = corpora.webis_votes
+    outputs: dict[str, Segmentation] = {}
+    for train, test in query_folds(list(votes), 5, seed):
+        model = recipe.fit({i: votes[i] for i in train}, corpora)
+        outputs.update(zip(test, model.predict([_words(votes[i]) for i in test]), strict=True))
+    webis = evaluate({recipe.name: outputs}, votes)[0]
+    model = recipe.fit(votes, corpora)
+    dev = corpora.queryner_dev
+    predicted = dict(zip(dev, model.predict([s.words for s in dev.values()]), strict=True))
+    queryner = evaluate({recipe.name: predicted}, {k: [Reference(s, 1)] for k, s in dev.items()})
+    return Scores(
+        webis.break_accuracy,
+        webis.query_accuracy,
+        queryner[0].break_accuracy,
+        queryner[0].query_accuracy,
+        time.perf_counter() - started,
+    )
