@@ -58,6 +58,8 @@ class Recipe:
     spec: str
     corpora: tuple[str, ...] = ("webis", "queryner")
     resources: Callable[[], Resources] = Resources
+    weights: tuple[float, float] = (1.0, 1.0)
+    """The weight of each Webis query and of each QueryNER query in every loss."""
     jobs: int = 1
     notes: str = field(default="", compare=False)
 
@@ -68,12 +70,20 @@ class Recipe:
         """A model trained on ``webis`` (some or all of the Webis queries) and, if the recipe
         says so, all of QueryNER train."""
         targets: list[Target] = []
+        domains: list[str] = []
         if "webis" in self.corpora:
             targets += list(webis.values())
+            domains += ["web"] * len(webis)
         if "queryner" in self.corpora:
             targets += list(corpora.queryner_train.values())
+            domains += ["product"] * len(corpora.queryner_train)
         words = [_words(t) for t in targets]
-        return self.model().fit(words, targets)
+        weights = None
+        if self.weights != (1.0, 1.0):
+            weights = [self.weights[d == "product"] for d in domains]
+        model = self.model()
+        kinds = domains if model._in.domain else None
+        return model.fit(words, targets, domains=kinds, sample_weight=weights)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,11 @@ NUMERIC_ONLY = (
     "it feeds a numeric matrix X (sparse, complex, NaN, dtype or memory layout variants); "
     "a segmenter's input is query text, where none of these exist"
 )
+WEIGHTS = (
+    "it weighs rows of a numeric matrix X; a segmenter weighs queries: weights of ones giving "
+    "the model of no weights, other weights another, and zero weights refused are tested on "
+    "queries in tests/test_domain.py"
+)
 SKIPPED = {
     "check_fit_score_takes_y": NUMERIC,
     "check_estimators_overwrite_params": NUMERIC,
@@ -51,6 +56,13 @@ SKIPPED = {
     "check_fit2d_1feature": NUMERIC_ONLY,
     "check_fit1d": NUMERIC_ONLY,
     "check_fit2d_predict1d": NUMERIC_ONLY,
+    "check_all_zero_sample_weights_error": WEIGHTS,
+    "check_sample_weight_equivalence_on_dense_data": WEIGHTS,
+    "check_sample_weights_list": WEIGHTS,
+    "check_sample_weights_not_an_array": WEIGHTS,
+    "check_sample_weights_not_overwritten": WEIGHTS,
+    "check_sample_weights_pandas_series": WEIGHTS,
+    "check_sample_weights_shape": WEIGHTS,
     "check_estimators_empty_data_messages": "empty training data is refused with a QsegError "
     "naming what is missing (too few queries), not scikit-learn's ValueError about arrays",
 }

@@ -388,3 +388,29 @@ def test_training_through_the_library():
         models.estimator("features(seed=2)", seed=3)
     with pytest.raises(QsegError, match="method 'wiki' is not trained"):
         models.estimator("wiki")
+
+
+def test_a_model_can_carry_its_title_set(tmp_path, monkeypatch):
+    monkeypatch.setenv("QSEG_CACHE", str(tmp_path / "cache"))
+    model = toy.train(JOINT)
+    path = tmp_path / "carrying.qseg"
+    models.save(model, path, carry_titles=True)
+    assert zipfile.ZipFile(path).read("titles.txt").decode().splitlines() == sorted(toy.PHRASES)
+    counts_only = replace(toy.resources(), titles=None)
+    loaded = models.load(path, counts_only)  # no titles given: the ones it carries
+    assert [loaded.segment(q) for q in QUERIES] == [model.segment(q) for q in QUERIES]
+    (store,) = (tmp_path / "cache").glob("carried-titles-*.qseg")  # built once, then mapped
+    assert models.load(path, counts_only).source.titles.store.path == store
+    with pytest.raises(ModelError, match="trained with other Wikipedia titles"):
+        models.load(path, replace(counts_only, titles=TitleSet({"new york"})))
+    assert models.load(path, toy.resources()).segment(QUERIES[0]) == model.segment(QUERIES[0])
+    monkeypatch.setenv("QSEG_CACHE", str(tmp_path / "empty-cache"))  # built from the member
+    bad = rewrite(path, tmp_path / "bad.qseg", _member("titles.txt", b"\xff\xfe"))
+    with pytest.raises(ModelError, match=r"\(titles\.txt\): titles: invalid UTF-8"):
+        models.load(bad, counts_only)
+    other = rewrite(path, tmp_path / "other.qseg", _member("titles.txt", b"new york\n"))
+    with pytest.raises(ModelError, match=r"\(titles\.txt\): titles of fingerprint \w+, not"):
+        models.load(other, counts_only)
+    assert not list((tmp_path / "empty-cache").glob("*.qseg"))  # nothing wrong is cached
+    with pytest.raises(QsegError, match="only a model trained with an exact title set"):
+        models.save(toy.train(JOINT.replace(")", ", titles=false)")), path, carry_titles=True)

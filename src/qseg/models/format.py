@@ -46,6 +46,8 @@ FORMAT_VERSION = 9
 """Version 9: trees as arrays (version 8: grouped parameters, the resources' fingerprints)."""
 
 _DATE = (1980, 1, 1, 0, 0, 0)
+CARRIED = {"titles": "titles.txt"}
+"""Resources a model file may carry itself, and the member that holds each (one key a line)."""
 
 
 class ModelError(QsegError):
@@ -247,6 +249,8 @@ def _check_resources(model: ModelFile) -> None:
             or not isinstance(entry.get("fingerprint"), str)
             or not isinstance(entry.get("source"), str)
             or (kind != "encoder" and not isinstance(entry.get("builtin"), bool))
+            or not isinstance(entry.get("carried", False), bool)
+            or (entry.get("carried") and kind not in CARRIED)
         ):
             raise model.fail(f"meta.json: resource {kind!r} needs a fingerprint and a source")
 
@@ -259,6 +263,12 @@ def expected_members(model: ModelFile) -> set[str]:
         members.add("lexicon.json")
     if inputs.contextual:
         members.add("probe.npz")
+    if inputs.domain:
+        members.add("domain.npz")
+    for kind, member in CARRIED.items():
+        entry = model.resources.get(kind)
+        if entry is not None and entry.get("carried"):
+            members.add(member)
     if inputs.word_vectors:
         members.add("vectors.npz")
     if model.meta["fitted"]["joint"]:  # not if no training query had 2 to 12 words

@@ -28,17 +28,28 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-def save(model: BreakModel | BreakClassifier, path: StrPath) -> None:
-    """Write a trained model (or a fitted classifier's) to one model file, replaced atomically."""
+def save(model: BreakModel | BreakClassifier, path: StrPath, *, carry_titles: bool = False) -> None:
+    """Write a trained model (or a fitted classifier's) to one model file, replaced atomically.
+    ``carry_titles``: the file holds its title set itself (an exact one, as a list), so that
+    it runs without any title resource installed."""
     if not hasattr(model, "gap_model"):
         if not hasattr(model, "model_"):
             raise QsegError("this segmenter is not trained yet; nothing to save")
         model = model.model_
     members = {"gap_model.npz": model.gap_model.to_bytes()}
+    resources = model.resources
+    if carry_titles:
+        titles = model.source.titles if model.source is not None else None
+        if titles is None or titles.info.mode != "exact":
+            raise QsegError("only a model trained with an exact title set can carry it")
+        members["titles.txt"] = "".join(f"{title}\n" for title in sorted(titles)).encode()
+        resources = resources | {"titles": resources["titles"] | {"carried": True}}
     if model.lexicon is not None:
         members["lexicon.json"] = json.dumps(model.lexicon.to_json()).encode()
     if model.probe is not None:
         members["probe.npz"] = model.probe.to_bytes()
+    if model.domain is not None:
+        members["domain.npz"] = model.domain.to_bytes()
     if model.joint is not None:
         members["joint.npz"] = model.joint.to_bytes()
         members["phrases.json"] = json.dumps(model.phrases).encode()
@@ -47,7 +58,7 @@ def save(model: BreakModel | BreakClassifier, path: StrPath) -> None:
     if model.vectors is not None:
         members["vectors.npz"] = model.vectors.to_bytes()
     fitted = {"n_features_in": model.n_features, "tagged": model.tagged, "joint": bool(model.joint)}
-    meta = model_meta(model.params, fitted, model.resources)
+    meta = model_meta(model.params, fitted, resources)
     meta["features"], meta["candidate_features"] = _feature_names(model.inputs, fitted["joint"])
     write_model(path, meta, members)
 
@@ -65,7 +76,8 @@ def _feature_names(inputs: Inputs | None, joint: bool) -> tuple[list[str], list[
         *(FEATURE_NAMES if inputs.features else ()),
         *(NAME_FEATURES if inputs.name_statistics else ()),
     ]
-    return gap, list(CANDIDATE_FEATURES) if joint else []
+    candidates = [*CANDIDATE_FEATURES, *(["domain"] if inputs.domain else [])]
+    return gap, candidates if joint else []
 
 
 def load(
@@ -80,6 +92,7 @@ def load(
     from qseg.resources.vectors import WordVectors
     from qseg.segmenters.break_model import BreakModel
     from qseg.segmenters.contextual import BreakProbe, gap_width, require_encoder
+    from qseg.segmenters.domain import DomainModel
     from qseg.segmenters.gap_models import LinearGapModel
     from qseg.segmenters.lexicon import LEXICON_FEATURES, Lexicon, check_phrase_rates
     from qseg.segmenters.trees import TreeEnsemble
@@ -99,7 +112,9 @@ def load(
             "its features are not the ones this qseg computes (a model of another qseg "
             "version?); retrain it with `qseg train`"
         )
-    source = feature_source(file, resources, allow) if "ngrams" in file.resources else None
+    source = None
+    if "ngrams" in file.resources:
+        source = feature_source(file, resources, allow, lambda kind: _carried(file, kind))
     width = len(names)
     vectors = None
     if inputs.word_vectors:
@@ -113,6 +128,10 @@ def load(
         probe = _decode(
             file, "probe.npz", lambda raw: BreakProbe.from_bytes(raw, gap_width(encoder))
         )
+        width += 1
+    domain = None
+    if inputs.domain:
+        domain = _decode(file, "domain.npz", DomainModel.from_bytes)
         width += 1
     lexicon = None
     if inputs.lexicon:
@@ -141,6 +160,7 @@ def load(
         source=source,
         vectors=vectors,
         probe=probe,
+        domain=domain,
         lexicon=lexicon,
         gap_model=gap,
         joint=joint,
@@ -150,6 +170,17 @@ def load(
         tagged=fitted["tagged"],
         resources=file.resources,
     )
+
+
+def _carried(file: ModelFile, kind: str) -> Any:
+    """The title set a model file carries, as a store built once into the cache."""
+    from qseg.resources.default import carried_titles
+
+    entry = file.resources[kind]
+    assert kind == "titles" and entry is not None
+    titles = _decode(file, "titles.txt", lambda data: carried_titles(data, entry["fingerprint"]))
+    check_integrity(file, kind, titles.fingerprint)
+    return titles
 
 
 def _json(raw: bytes) -> Any:

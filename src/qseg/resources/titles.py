@@ -27,6 +27,25 @@ def read_title_file(path: StrPath) -> set[str]:
     return titles
 
 
+def read_title_lines(data: bytes) -> list[str]:
+    """Titles from UTF-8 bytes, one a line, as :func:`read_title_file` reads a file
+    (``ValueError`` naming the line otherwise)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"titles: invalid UTF-8 at byte {exc.start}") from None
+    titles = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if line:
+            try:
+                titles.append(parse_ngram(line, "titles", lineno))
+            except InputError as exc:
+                raise ValueError(str(exc)) from None
+    if not titles:
+        raise ValueError("titles: none")
+    return titles
+
+
 class TitleSet(StoreBacked):
     """A set of normalized titles; ``TitleSet({"new york"})`` builds one in memory."""
 

@@ -22,6 +22,7 @@ from qseg.resources.vectors import WordVectors
 from qseg.segmentation import Segmentation
 from qseg.segmenters.contextual import BreakProbe, gap_rows, require_encoder
 from qseg.segmenters.decoder import kbest_gaps
+from qseg.segmenters.domain import DomainModel
 from qseg.segmenters.gap_features import (
     FeatureSource,
     QueryTables,
@@ -79,6 +80,7 @@ class BreakModel:
     source: FeatureSource | None
     vectors: WordVectors | None
     probe: BreakProbe | None
+    domain: DomainModel | None
     lexicon: Lexicon | None
     gap_model: LinearGapModel | TreeEnsemble
     joint: TreeEnsemble | None
@@ -125,18 +127,23 @@ class BreakModel:
         self,
         words: Sequence[tuple[str, ...]],
         tags: Sequence[Sequence[str] | None] | None,
-    ) -> tuple[list[np.ndarray], SpanTables | None]:
-        """Gap probabilities per query, and the span tables they were computed from. Queries
-        without tags (``tags`` None, or None for a query) go without tag features."""
+    ) -> tuple[list[np.ndarray], SpanTables | None, np.ndarray | None]:
+        """Gap probabilities per query, the span tables they were computed from, and each
+        query's kind (with the domain input). Queries without tags (``tags`` None, or None
+        for a query) go without tag features."""
         check_tags(words, tags)
         tables = query_tables(words, self.source) if self.source is not None else None
         x = gap_inputs(words, tags, tables, self.source, self.inputs, self.vectors)
         if self.probe is not None:
             x = np.hstack([x, self.probe.score(gap_rows(require_encoder(), words))])
+        kinds = None
+        if self.domain is not None:
+            kinds = self.domain.predict(words)
+            x = np.hstack([x, np.repeat(kinds, [len(w) - 1 for w in words])[:, None]])
         if self.lexicon is not None:
             x = np.hstack([x, self.lexicon.encode([k for w in words for k in gap_keys(w)])])
         p = self.gap_model.predict(x) if len(x) else np.zeros(0)
-        return per_query(p, words), tables
+        return per_query(p, words), tables, kinds
 
     # -- joint decoding ------------------------------------------------------------------
 
@@ -152,6 +159,7 @@ class BreakModel:
         probabilities: Sequence[np.ndarray],
         tables: Sequence[QueryTables] | SpanTables,
         tags: Sequence[Sequence[str] | None] | None,
+        kinds: np.ndarray | None,
     ) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per query (2 to 12 words), its ``max_candidates`` most probable break vectors under
         the gap model (rows of :func:`.joint.candidate_bits`) and their joint scores."""
@@ -167,6 +175,8 @@ class BreakModel:
                 [self.phrases] * len(part),
                 [tags[i] for i in part] if tags is not None else None,
             )
+            if kinds is not None:
+                blocks = with_domain(blocks, kinds[first : first + len(part)])
             kept = [np.argsort(-b[:, 0], kind="stable")[:candidates] for b in blocks]
             rows = np.vstack([b[k] for b, k in zip(blocks, kept, strict=True)])
             scores = self.joint.predict(rows)
@@ -185,7 +195,7 @@ class BreakModel:
     ) -> list[Segmentation]:
         """The segmentation of each query."""
         words = [as_words(q) for q in queries]
-        probabilities, tables = self._probabilities(words, tags)
+        probabilities, tables, kinds = self._probabilities(words, tags)
         breaks = [tuple((p > 0.5).astype(int).tolist()) for p in probabilities]
         chosen = self._joint_rows(words)
         if chosen:
@@ -195,6 +205,7 @@ class BreakModel:
                 [probabilities[i] for i in chosen],
                 [tables[i] for i in chosen],
                 [tags[i] for i in chosen] if tags is not None else None,
+                kinds[chosen] if kinds is not None else None,
             )
             for i, (kept, scores) in zip(chosen, scored, strict=True):
                 best = kept[int(np.argmax(scores))]
@@ -234,10 +245,10 @@ class BreakModel:
             raise QsegError(f"k must be at least 1, got {k}")
         words = as_words(query)
         query_tags = None if tags is None else [tags]
-        probabilities, tables = self._probabilities([words], query_tags)
+        probabilities, tables, kinds = self._probabilities([words], query_tags)
         if self._joint_rows([words]):
             assert tables is not None
-            kept, scores = self._joint_scores([words], probabilities, tables, query_tags)[0]
+            kept, scores = self._joint_scores([words], probabilities, tables, query_tags, kinds)[0]
             bits = candidate_bits(len(words))
             order = sorted(range(len(kept)), key=lambda j: (-scores[j], j))[:k]
             return [
@@ -250,6 +261,14 @@ class BreakModel:
 
     def __repr__(self) -> str:
         return f"<BreakModel {self.spec_text or 'unregistered'}>"
+
+
+def with_domain(blocks: Sequence[np.ndarray], kinds: np.ndarray) -> list[np.ndarray]:
+    """Candidate feature blocks, each with its query's kind as one more column."""
+    return [
+        np.hstack([b, np.full((len(b), 1), kind, dtype=b.dtype)])
+        for b, kind in zip(blocks, kinds, strict=True)
+    ]
 
 
 def per_query(per_gap: np.ndarray, words: Sequence[tuple[str, ...]]) -> list[np.ndarray]:

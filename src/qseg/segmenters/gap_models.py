@@ -25,7 +25,9 @@ class LinearGapModel:
         return len(self.fill)
 
     @classmethod
-    def fit(cls, x: np.ndarray, rates: np.ndarray, seed: int) -> LinearGapModel:
+    def fit(
+        cls, x: np.ndarray, rates: np.ndarray, seed: int, weights: np.ndarray | None = None
+    ) -> LinearGapModel:
         from sklearn.linear_model import LogisticRegression
 
         fill = np.zeros(x.shape[1])
@@ -38,9 +40,11 @@ class LinearGapModel:
         # a gap broken by a share r of the annotators is a positive of weight r, a negative of 1-r
         both = np.vstack([z, z])
         labels = np.r_[np.ones(len(z)), np.zeros(len(z))]
-        weights = np.r_[rates, 1 - rates]
+        shares = np.r_[rates, 1 - rates]
+        if weights is not None:
+            shares = shares * np.r_[weights, weights]
         model = LogisticRegression(C=1.0, max_iter=2000, random_state=seed)
-        model.fit(both, labels, sample_weight=weights)
+        model.fit(both, labels, sample_weight=shares)
         return cls(fill, mean, scale, np.r_[model.intercept_, model.coef_[0]])
 
     def predict(self, x: np.ndarray) -> np.ndarray:
@@ -78,11 +82,17 @@ class TreeGapModel:
         self.booster = booster
 
     @classmethod
-    def fit(cls, x: np.ndarray, rates: np.ndarray, params: Mapping[str, Any]) -> TreeGapModel:
+    def fit(
+        cls,
+        x: np.ndarray,
+        rates: np.ndarray,
+        params: Mapping[str, Any],
+        weights: np.ndarray | None = None,
+    ) -> TreeGapModel:
         import xgboost as xgb
 
         model = xgb.XGBRegressor(objective="binary:logistic", **params)
-        model.fit(x, rates)
+        model.fit(x, rates, sample_weight=weights)
         return cls(model.get_booster())
 
     def predict(self, x: np.ndarray) -> np.ndarray:

@@ -316,11 +316,14 @@ def _masked_reduce(reduce: object, values: np.ndarray, mask: np.ndarray) -> np.n
     return np.where(mask.any(axis=1)[None], out, np.nan)
 
 
-def softmax_objective(bounds: np.ndarray, target: np.ndarray) -> object:
+def softmax_objective(
+    bounds: np.ndarray, target: np.ndarray, weights: np.ndarray | None = None
+) -> object:
     """The listwise loss for ``xgboost.train``: softmax cross-entropy within each query.
 
     ``bounds`` are the first row of each query's candidates plus the end; ``target`` holds each
-    query's vote distribution over its candidates (summing to 1 per query).
+    query's vote distribution over its candidates (summing to 1 per query); ``weights``, if
+    given, each candidate row's weight (its query's).
     """
     starts = bounds[:-1]
     sizes = np.diff(bounds)
@@ -329,6 +332,9 @@ def softmax_objective(bounds: np.ndarray, target: np.ndarray) -> object:
         top = np.repeat(np.maximum.reduceat(scores, starts), sizes)
         e = np.exp(scores - top)
         p = e / np.repeat(np.add.reduceat(e, starts), sizes)
-        return p - target, np.maximum(p * (1 - p), 1e-6)
+        gradient, hessian = p - target, np.maximum(p * (1 - p), 1e-6)
+        if weights is None:
+            return gradient, hessian
+        return gradient * weights, hessian * weights
 
     return objective

@@ -37,8 +37,16 @@ from qseg.errors import QsegError
 from qseg.resources.bundle import Resources
 from qseg.resources.vectors import WordVectors
 from qseg.segmentation import Segmentation, Target, target_words
-from qseg.segmenters.break_model import BreakModel, as_words, check_tags, gap_inputs, per_query
+from qseg.segmenters.break_model import (
+    BreakModel,
+    as_words,
+    check_tags,
+    gap_inputs,
+    per_query,
+    with_domain,
+)
 from qseg.segmenters.contextual import BreakProbe, gap_rows, require_encoder
+from qseg.segmenters.domain import DomainModel
 from qseg.segmenters.gap_features import FeatureSource, SpanTables, query_tables
 from qseg.segmenters.gap_models import LinearGapModel, TreeGapModel
 from qseg.segmenters.joint import (
@@ -197,18 +205,19 @@ class BreakClassifier(BaseEstimator):
         return gap_inputs(words, tags, tables, self.source_, self._in, self.vectors_)
 
     def _gap_model(
-        self, x: np.ndarray, rates: np.ndarray, fold: int
+        self, x: np.ndarray, rates: np.ndarray, weights: np.ndarray | None, fold: int
     ) -> TreeGapModel | LinearGapModel:
         if self.classifier == "logreg":
-            return LinearGapModel.fit(x, rates, self.random_state)
-        return TreeGapModel.fit(x, rates, self._tree_params(fold))
+            return LinearGapModel.fit(x, rates, self.random_state, weights)
+        return TreeGapModel.fit(x, rates, self._tree_params(fold), weights)
 
     # -- fit -----------------------------------------------------------------------------
 
     def training_stages(self) -> list[str]:
         """The stages :meth:`fit` goes through, in order (what it reports to ``progress``)."""
         contextual = ["contextual probe"] if self._in.contextual else []
-        stages = ["features", *contextual, "gap model"]
+        domain = ["domain"] if self._in.domain else []
+        stages = ["features", *contextual, *domain, "gap model"]
         if self._decoding.joint:
             stages += [f"inner fold {k}/{self.inner_folds}" for k in range(1, self.inner_folds + 1)]
             ranker = ["vote ranker"] if self._decoding.rank_votes else []
@@ -221,17 +230,29 @@ class BreakClassifier(BaseEstimator):
         y: Sequence[Target],
         tags: Sequence[Sequence[str] | None] | None = None,
         *,
+        domains: Sequence[str] | None = None,
+        sample_weight: Sequence[float] | None = None,
         progress: Callable[[str], None] | None = None,
     ) -> BreakClassifier:
-        """Learn from queries and their segmentations (or their annotators' votes);
-        ``progress`` is called with the name of each of :meth:`training_stages` as it ends
-        (the joint ones are skipped when no query has 2 to 12 words)."""
+        """Learn from queries and their segmentations (or their annotators' votes).
+
+        ``domains``: each query's kind (two kinds, for ``inputs.domain``); ``sample_weight``:
+        each query's weight in every loss; ``progress`` is called with the name of each of
+        :meth:`training_stages` as it ends (the joint ones are skipped when no query has 2 to
+        12 words)."""
         from sklearn.model_selection import KFold
 
         self._check_params()
         words = [as_words(q) for q in queries]
         if len(words) != len(y):
             raise QsegError(f"{len(words)} queries but {len(y)} segmentations")
+        if self._in.domain and (domains is None or len(domains) != len(words)):
+            raise QsegError("inputs.domain needs fit(domains=...): each query's kind")
+        weights = None
+        if sample_weight is not None:  # (none: every loss exactly as without weights)
+            weights = np.asarray(sample_weight, dtype=np.float64)
+            if weights.shape != (len(words),) or not (np.isfinite(weights) & (weights > 0)).all():
+                raise QsegError("sample_weight must be one positive number per query")
         for w, target in zip(words, y, strict=True):
             if target_words(target) != w:
                 raise QsegError(f"the segmentation of {' '.join(w)!r} is of another query")
@@ -250,6 +271,7 @@ class BreakClassifier(BaseEstimator):
             raise QsegError("the training queries have no gaps (all are single words)")
         self._resolve_resources()
         query_of_gap = np.repeat(np.arange(len(words)), [len(w) - 1 for w in words])
+        gap_weights = weights[query_of_gap] if weights is not None else None
         keys = [k for w in words for k in gap_keys(w)]
         tables = query_tables(words, self.source_) if self.source_ is not None else None
         base = self._base_matrix(words, tags, tables)
@@ -272,6 +294,19 @@ class BreakClassifier(BaseEstimator):
             self.probe_ = BreakProbe.fit(rows, rates)
             base = np.hstack([base, probed])
             done("contextual probe")
+        self.domain_: DomainModel | None = None
+        kinds = np.zeros(len(words), dtype=np.float32)
+        if self._in.domain:
+            assert domains is not None
+            for train, held in folds:  # out of fold, as the model will meet unseen queries
+                train_words = [words[i] for i in train]
+                learned = DomainModel.fit(
+                    train_words, [domains[i] for i in train], self.random_state
+                )
+                kinds[held] = learned.predict([words[i] for i in held])
+            self.domain_ = DomainModel.fit(words, domains, self.random_state)
+            base = np.hstack([base, kinds[query_of_gap][:, None]])
+            done("domain")
         x = base
         self.lexicon_: Lexicon | None = None
         if self._in.lexicon:
@@ -287,14 +322,16 @@ class BreakClassifier(BaseEstimator):
             x = np.hstack([base, lex])
         self.n_features_in_ = x.shape[1]
         self.tagged_ = tags is not None and any(t is not None for t in tags)
-        self.gap_model_ = self._gap_model(x, rates, 0)
+        self.gap_model_ = self._gap_model(x, rates, gap_weights, 0)
         done("gap model")
         self.joint_: Any = None
         self.ranker_: Any = None
         self.phrases_: dict[str, float] = {}
         if self._decoding.joint:
             assert tables is not None
-            self._fit_joint(words, tags, dists, x, rates, query_of_gap, tables, folds, done)
+            self._fit_joint(
+                words, tags, dists, x, rates, query_of_gap, tables, folds, done, weights, kinds
+            )
         self.model_ = self._frozen()
         return self
 
@@ -308,6 +345,7 @@ class BreakClassifier(BaseEstimator):
             source=self.source_,
             vectors=self.vectors_,
             probe=self.probe_,
+            domain=self.domain_,
             lexicon=self.lexicon_,
             gap_model=(
                 TreeEnsemble.from_booster(gap.booster, logistic=True)
@@ -335,14 +373,19 @@ class BreakClassifier(BaseEstimator):
         tables: SpanTables,
         folds: Sequence[tuple[np.ndarray, np.ndarray]],
         done: Callable[[str], None],
+        weights: np.ndarray | None,
+        kinds: np.ndarray,
     ) -> None:
         import xgboost as xgb
 
         p = np.zeros(len(rates))
+        gap_weights = weights[query_of_gap] if weights is not None else None
         phrases: list[dict[str, float]] = [{} for _ in words]
         for fold, (train, held) in enumerate(folds, start=1):
             inside, outside = np.isin(query_of_gap, train), np.isin(query_of_gap, held)
-            p[outside] = self._gap_model(x[inside], rates[inside], fold).predict(x[outside])
+            inner = gap_weights[inside] if gap_weights is not None else None
+            model = self._gap_model(x[inside], rates[inside], inner, fold)
+            p[outside] = model.predict(x[outside])
             rates_of = phrase_rates([words[i] for i in train], [dists[i] for i in train])
             for i in held:
                 phrases[i] = rates_of
@@ -358,6 +401,8 @@ class BreakClassifier(BaseEstimator):
             [phrases[i] for i in chosen],
             [tags[i] for i in chosen] if tags is not None else None,
         )
+        if self._in.domain:
+            blocks = with_domain(blocks, kinds[chosen])
         decoding, trees = self._decoding, self._trees
         targets = [joint_target(len(words[i]), dists[i], decoding.agreement_weight) for i in chosen]
         bounds = np.r_[0, np.cumsum([len(t) for t in targets])]
@@ -371,7 +416,8 @@ class BreakClassifier(BaseEstimator):
             "seed": self.random_state,
             "nthread": self.n_jobs,
         }
-        objective = softmax_objective(bounds, np.concatenate(targets))
+        row_weights = None if weights is None else np.repeat(weights[chosen], np.diff(bounds))
+        objective = softmax_objective(bounds, np.concatenate(targets), row_weights)
         self.joint_ = xgb.train(
             {**params, "base_score": 0.0}, xgb.DMatrix(rows), trees.n_estimators, obj=objective
         )
@@ -384,7 +430,8 @@ class BreakClassifier(BaseEstimator):
                 "lambdarank_pair_method": "topk",  # pairs with the best-ranked candidates
                 "lambdarank_num_pair_per_sample": 4,
             }
-            ranked = xgb.DMatrix(rows, label=grades, qid=query)
+            group_weights = None if weights is None else weights[chosen]
+            ranked = xgb.DMatrix(rows, label=grades, qid=query, weight=group_weights)
             self.ranker_ = xgb.train({**params, **ranking}, ranked, trees.n_estimators)
             done("vote ranker")
         self.phrases_ = phrase_rates(words, dists)

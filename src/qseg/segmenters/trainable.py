@@ -37,6 +37,9 @@ class Inputs:
     titles: bool = True
     """Wikipedia titles in the gap and candidate features (the resources' titles, else the
     built-in ones where installed); without them a model needs no title set."""
+    domain: bool = False
+    """The probability that the query is of the second of two kinds it is trained on
+    (:mod:`.domain`; ``fit(domains=...)``), as an input of every gap and candidate."""
 
 
 @dataclass(frozen=True)
@@ -156,6 +159,9 @@ PRESETS: dict[str, Preset] = {
                 ),
                 "max_candidates": Param(int, 4, "candidates scored when segmenting"),
                 "inner_folds": Param(int, 5, "folds of the out-of-fold lexicon, probe and scorer"),
+                "domain": Param(
+                    bool, False, "the query's kind as a learned input (training on two kinds)"
+                ),
             }
             | _TITLES
             | _TREES,
@@ -168,6 +174,7 @@ PRESETS: dict[str, Preset] = {
                 "rank_votes": "decoding.rank_votes",
                 "max_candidates": "decoding.max_candidates",
                 "inner_folds": "inner_folds",
+                "domain": "inputs.domain",
                 "titles": "inputs.titles",
             },
             {"inputs.features": True, "inputs.lexicon": True, "decoding.joint": True},
