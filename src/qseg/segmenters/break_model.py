@@ -265,10 +265,13 @@ class BreakModel:
 
 def with_domain(blocks: Sequence[np.ndarray], kinds: np.ndarray) -> list[np.ndarray]:
     """Candidate feature blocks, each with its query's kind as one more column."""
-    return [
-        np.hstack([b, np.full((len(b), 1), kind, dtype=b.dtype)])
-        for b, kind in zip(blocks, kinds, strict=True)
-    ]
+    out = []
+    for block, kind in zip(blocks, kinds, strict=True):
+        wider = np.empty((len(block), block.shape[1] + 1), dtype=block.dtype)
+        wider[:, :-1] = block
+        wider[:, -1] = kind
+        out.append(wider)
+    return out
 
 
 def per_query(per_gap: np.ndarray, words: Sequence[tuple[str, ...]]) -> list[np.ndarray]:

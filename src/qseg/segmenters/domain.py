@@ -38,20 +38,21 @@ def _keys(words: Sequence[str]) -> list[str]:
 
 def featurize(queries: Sequence[Sequence[str]], bits: int = BITS) -> tuple[np.ndarray, ...]:
     """Hashed features as CSR parts (row offsets, columns, values): each query's feature
-    counts, scaled to unit length."""
-    offsets, columns, values = [0], [], []
-    mask = (1 << bits) - 1
+    counts, scaled to unit length; all queries' keys are hashed in one call."""
+    keys: list[str] = []
+    sizes = []
     for words in queries:
-        hashed = hash_keys(_keys(words), _SEED) & np.uint64(mask)
-        found, counts = np.unique(hashed.astype(np.int64), return_counts=True)
-        columns.append(found)
-        values.append(counts / np.sqrt(np.square(counts).sum()))
-        offsets.append(offsets[-1] + len(found))
-    return (
-        np.asarray(offsets, dtype=np.int64),
-        np.concatenate(columns) if columns else np.zeros(0, np.int64),
-        np.concatenate(values).astype(np.float32) if values else np.zeros(0, np.float32),
-    )
+        own = _keys(words)
+        keys += own
+        sizes.append(len(own))
+    hashed = hash_keys(keys, _SEED) & np.uint64((1 << bits) - 1)
+    rows = np.repeat(np.arange(len(queries), dtype=np.int64), sizes)
+    pairs, counts = np.unique((rows << bits) | hashed.astype(np.int64), return_counts=True)
+    row_of = pairs >> bits
+    norms = np.sqrt(np.bincount(row_of, weights=np.square(counts), minlength=len(queries)))
+    offsets = np.r_[0, np.cumsum(np.bincount(row_of, minlength=len(queries)))]
+    values = (counts / norms[row_of]).astype(np.float32)
+    return offsets.astype(np.int64), pairs & ((1 << bits) - 1), values
 
 
 @dataclass(frozen=True)

