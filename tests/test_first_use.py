@@ -49,3 +49,21 @@ def test_a_damaged_built_in_store_is_rebuilt(tmp_path):
     assert (code, out) == (0, "new york|yankees|tickets\n")
     assert "building the built-in Web1T counts" in err
     assert store.read_bytes() != bytes(data)
+
+
+def test_usage_errors_come_before_any_build(tmp_path):
+    cache = tmp_path / "cache"
+    env = os.environ | {"QSEG_CACHE": str(cache)}
+    for args, fragment in (
+        (["segment", "--k", "0", "a"], "--k must be at least 1"),
+        (["segment", ""], "QUERY argument 1: empty query"),
+        (["segment", "--method", "nope", "a"], "unknown method 'nope'"),
+        (["segment", "--method", "missing.qseg", "a"], "no such model file"),
+        (["segment", "--ngrams", "missing.txt", "a"], "missing.txt: no such file"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "qseg", *args], env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        assert done.stderr.startswith("qseg: error: ") and fragment in done.stderr
+    assert not cache.exists() or not any(cache.iterdir())  # nothing was built

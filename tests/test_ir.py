@@ -22,7 +22,9 @@ from qseg.evaluation.ir.framework import (
     score_rankings,
 )
 from qseg.evaluation.ir.versions import QuotedQuery, all_quoted, bqv_candidates, quoted_versions
+from qseg.resources import Resources
 from qseg.segmentation import Segmentation
+from qseg.segmenters.registry import default_spec
 
 # -- quoted versions ------------------------------------------------------------------------
 
@@ -321,3 +323,23 @@ def test_the_oracle_on_lucene(tmp_path):
     assert results.scores["joined QVRS"]["nDCG@5"]["q1"] == 1.0
     assert results.scores[BQV]["nDCG@5"] == {"q1": 1.0, "q2": 1.0}
     assert set(words) == {"q1", "q2"}
+
+
+def test_ir_eval_on_document_counts_compares_the_rule_based_methods(tmp_path, write):
+    """The shipped model runs only on its own counts: on a collection's counts the defaults
+    are naive and the rule-based default, never a refusal."""
+    docs = write("docs.tsv", "".join(f"{k}\t{v}\n" for k, v in DOCS.items()))
+    queries = write("queries.tsv", "q1\tNew York Yankees tickets\n")
+    qrels = write("qrels", "q1 0 target 2\nq1 0 decoy 0\n")
+    args = ["--docs", str(docs), "--queries", str(queries), "--qrels", str(qrels)]
+    cache = ["--cache-dir", str(tmp_path / "cache"), "--format", "json", "--quiet"]
+    result = subprocess.run(
+        [sys.executable, "-m", "qseg", "ir-eval", *args, "--counts-from-documents", *cache],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    rule_based = default_spec(Resources())  # wiki(unseen_titles=true) where titles are installed
+    systems = {c.rsplit(" ", 1)[0] for c in json.loads(result.stdout)["columns"][1:-1]}
+    assert systems == {"naive", rule_based}

@@ -141,6 +141,7 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
     from qseg.fileio import cache_dir
     from qseg.models import default_method, open_segmenter
     from qseg.progress import progress_bar
+    from qseg.segmenters.registry import default_spec
     from qseg.tables import render_table
 
     collection = _collection(args)
@@ -159,7 +160,9 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
     if both := specs.keys() & files.keys():
         raise QsegError(f"two systems are named {sorted(both)[0]!r}")
     if not specs and not files:
-        specs = {spec: spec for spec in ("naive", default_method(given))}
+        # the default model runs on the counts it was trained with, not on a collection's
+        default = default_spec(given) if args.counts_from_documents else default_method(given)
+        specs = {spec: spec for spec in ("naive", default)}
     if specs and args.counts_from_documents:
         given = replace(given, ngrams=collection_counts(collection, folder / "counts"))
     systems = {}
