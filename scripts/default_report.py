@@ -33,6 +33,7 @@ from _recipes import (
     Recipe,
     carried_titles,
     measure,
+    pair_titles,
     wordfreq_words,
 )
 
@@ -59,7 +60,14 @@ IDEAS = [
         lambda: Resources(titles=carried_titles()),
     ),
     Recipe(
-        "the default: carried titles, both, domain input", DEFAULT.spec, resources=DEFAULT.resources
+        "qseg-default-v1: 63,993 frequent-pair titles, both, domain input",
+        DEFAULT.spec,
+        resources=lambda: Resources(titles=pair_titles()),
+    ),
+    Recipe(
+        f"the default ({DEFAULT_NAME}): carried titles, both, domain input",
+        DEFAULT.spec,
+        resources=DEFAULT.resources,
     ),
     Recipe(
         "the default, web queries weighted 2:1",

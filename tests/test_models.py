@@ -412,5 +412,8 @@ def test_a_model_can_carry_its_title_set(tmp_path, monkeypatch):
     with pytest.raises(ModelError, match=r"\(titles\.txt\): titles of fingerprint \w+, not"):
         models.load(other, counts_only)
     assert not list((tmp_path / "empty-cache").glob("*.qseg"))  # nothing wrong is cached
+    # the member is read only where the cache lacks the store its fingerprint names
+    monkeypatch.setenv("QSEG_CACHE", str(tmp_path / "cache"))
+    assert models.load(other, counts_only).source.titles.store.path == store
     with pytest.raises(QsegError, match="only a model trained with an exact title set"):
         models.save(toy.train(JOINT.replace(")", ", titles=false)")), path, carry_titles=True)

@@ -67,6 +67,9 @@ class ModelFile:
     meta: dict[str, Any]
     params: dict[str, Any]
     members: dict[str, bytes]
+    carried: frozenset[str] = frozenset()
+    """Members a model carries for a resource (:data:`CARRIED`), present but read only when
+    needed (:meth:`read_member`): a cache usually holds what is built from them already."""
 
     @property
     def inputs(self) -> Inputs:
@@ -79,6 +82,13 @@ class ModelFile:
     @property
     def resources(self) -> dict[str, dict[str, Any] | None]:
         return self.meta["resources"]
+
+    def read_member(self, name: str) -> bytes:
+        """A member read from the file now (a carried one)."""
+        if name in self.members:
+            return self.members[name]
+        with _archive(self.path) as zf:
+            return _read_member(zf, self.path, name)
 
     def fail(self, message: str, member: str | None = None) -> ModelError:
         where = f"{self.path} ({member})" if member else self.path
@@ -144,6 +154,13 @@ def _archive(path: StrPath) -> Iterator[zipfile.ZipFile]:
         raise ModelError(f"{path}: cannot read the model file ({exc.strerror or exc})") from None
 
 
+def _read_member(zf: zipfile.ZipFile, path: StrPath, name: str) -> bytes:
+    try:
+        return zf.read(name)
+    except (zipfile.BadZipFile, EOFError, ValueError, OSError, zlib.error, KeyError) as exc:
+        raise ModelError(f"{path} ({name}): damaged member ({exc})") from None
+
+
 def read_model(path: StrPath) -> ModelFile:
     """Read a model file and check its metadata and parameters (members are checked when
     they are decoded, :mod:`.loading`)."""
@@ -161,17 +178,13 @@ def read_model(path: StrPath) -> ModelFile:
                 f"{path}: model format version {meta.get('version')}; this qseg reads "
                 f"version {FORMAT_VERSION} (retrain with `qseg train`)"
             )
-        members = {}
-        for info in zf.infolist():
-            if info.filename != "meta.json":
-                try:
-                    members[info.filename] = zf.read(info)
-                except (zipfile.BadZipFile, EOFError, ValueError, OSError, zlib.error) as exc:
-                    raise ModelError(f"{path} ({info.filename}): damaged member ({exc})") from None
+        names = [info.filename for info in zf.infolist() if info.filename != "meta.json"]
+        carried = frozenset(names) & set(CARRIED.values())
+        members = {name: _read_member(zf, path, name) for name in names if name not in carried}
     for key in ("method", "params", "fitted", "resources", "features", "candidate_features"):
         if key not in meta:
             raise ModelError(f"{path}: meta.json lacks {key!r}")
-    model = ModelFile(str(path), meta, _params(str(path), meta["params"]), members)
+    model = ModelFile(str(path), meta, _params(str(path), meta["params"]), members, carried)
     if meta["method"] is not None and not isinstance(meta["method"], str):
         raise model.fail("meta.json: method must be a spec or null")
     for key in ("features", "candidate_features"):
@@ -279,7 +292,7 @@ def expected_members(model: ModelFile) -> set[str]:
 
 
 def _check_members(model: ModelFile) -> None:
-    expected, present = expected_members(model), set(model.members)
+    expected, present = expected_members(model), set(model.members) | model.carried
     if expected - present:
         raise model.fail(f"member {sorted(expected - present)[0]!r} is missing")
     if present - expected:

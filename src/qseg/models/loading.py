@@ -178,7 +178,10 @@ def _carried(file: ModelFile, kind: str) -> Any:
 
     entry = file.resources[kind]
     assert kind == "titles" and entry is not None
-    titles = _decode(file, "titles.txt", lambda data: carried_titles(data, entry["fingerprint"]))
+    try:
+        titles = carried_titles(lambda: file.read_member("titles.txt"), entry["fingerprint"])
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise file.fail(str(exc) or type(exc).__name__, "titles.txt") from None
     check_integrity(file, kind, titles.fingerprint)
     return titles
 

@@ -315,16 +315,17 @@ def require_name_vectors() -> WordVectors:
     return _require(default_name_vectors(), "name vectors")
 
 
-def carried_titles(lines: bytes, fingerprint: str) -> TitleSet:
-    """The title set a model file carries (one title a line), as an exact store built once into
-    the cache, named by the fingerprint the model records. ``ValueError`` if the lines are not
+def carried_titles(lines: Callable[[], bytes], fingerprint: str) -> TitleSet:
+    """The title set a model file carries (``lines()``: one title a line, read only if the
+    cache lacks it), as an exact store built once into the cache, named by the fingerprint the
+    model records. ``ValueError`` if the lines are not
     UTF-8 titles or not the titles of that fingerprint (then nothing is cached). Where the
     cache cannot be written it is built in memory."""
     from qseg.resources.titles import read_title_lines
 
     def build(path: Path | None) -> Store:
-        titles = read_title_lines(lines)
-        _say(f"building the {len(titles):,} titles a model carries (once, a second)")
+        titles = read_title_lines(lines())
+        _say(f"building the {len(titles):,} titles a model carries (once, a few seconds)")
         store = build_from_entries(dict.fromkeys(titles, 1), kind="titles", path=path)
         if store.fingerprint != fingerprint:
             if path is not None:
