@@ -49,10 +49,21 @@ def test_the_files_say_what_the_model_is():
     assert len(info["licences"]) >= 4 and info["script"] == "scripts/train_default.py"
 
 
+def test_an_earlier_default_keeps_its_name():
+    """A new default ships beside the old ones: a name once shipped keeps working."""
+    names = sorted(path.stem for path in SHIPPED.glob("*.qseg"))
+    assert "qseg-default-v1" in names and meta()["name"] in names and len(names) >= 2
+    for name in names:
+        info = json.loads((SHIPPED / f"{name}.json").read_text())
+        data = (SHIPPED / f"{name}.qseg").read_bytes()
+        assert info["name"] == name and hashlib.sha256(data).hexdigest() == info["sha256"]
+        assert open_segmenter(name).segment(QUERIES[0]).to_pipe() == "new york yankees|tickets"
+
+
 def test_a_damaged_or_missing_shipped_model_names_the_file_and_the_remedy(tmp_path):
     shipped = tmp_path / "shipped"
     shutil.copytree(SHIPPED, shipped)
-    (model,) = shipped.glob("*.qseg")
+    model = shipped / f"{meta()['name']}.qseg"
     model.write_bytes(model.read_bytes()[:1000])
     with pytest.raises(ModelError, match=rf"{model.name}.*reinstall qseg .*train_default\.py"):
         open_segmenter(DEFAULT, shipped=shipped)
