@@ -38,6 +38,8 @@ CASES = {
     "wiki": "wiki",
     "wiki(unseen_titles=true)": "wiki(unseen_titles=true)",
     "pmi": "pmi",
+    "always-split": "always-split",
+    "never-split": "never-split",
     "joint": toy.TRAINED_SPECS["joint"],
     "joint (contextual)": toy.TRAINED_SPECS["joint"].replace(", contextual=false", ""),
     "joint (saved)": toy.TRAINED_SPECS["joint"],

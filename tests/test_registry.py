@@ -31,7 +31,11 @@ def test_specs_round_trip_and_match_the_built_segmenter(spec, canonical):
 @pytest.mark.parametrize(
     "spec, message",
     [
-        ("nope", "unknown method 'nope'; available: embeddings, features, joint, naive, pmi, wiki"),
+        (
+            "nope",
+            "unknown method 'nope'; available: always-split, embeddings, features, joint, "
+            "naive, never-split, pmi, wiki",
+        ),
         ("naive(k=1)", "unknown parameter 'k=1'; known: none"),
         ("pmi(tau=high)", "tau must be of type float"),
         ("pmi(tau=nan)", "tau must be a number"),

@@ -34,6 +34,12 @@ def configure(ev: argparse.ArgumentParser) -> None:
     add_resource_flags(ev)
     add_model_flags(ev)
     ev.add_argument("--protocol", choices=PROTOCOLS, default="majority")
+    ev.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("A", "B"),
+        help="McNemar's test of systems A and B on the same queries, by query and by gap",
+    )
     ev.add_argument("--format", choices=("table", "json"), default="table")
     ev.set_defaults(run=run)
 
@@ -43,6 +49,7 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
     from qseg.corpora.webis import read_references, read_segmentations
     from qseg.errors import QsegError
     from qseg.evaluation.matching import evaluate, scores_table, segment_gold
+    from qseg.evaluation.significance import compare, mcnemar_table
     from qseg.models import open_segmenter
     from qseg.tables import render_table
 
@@ -65,8 +72,13 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
             raise QsegError(f"two systems are named {name!r}")
         segmenter = open_segmenter(spec, given, allow_other_resources=args.allow_other_resources)
         systems[name] = segment_gold(segmenter, gold)
+    tests = compare(systems, *args.compare, gold, args.protocol) if args.compare else ()
     results = evaluate(systems, gold, args.protocol)
     if args.format == "json":
-        out.write(json.dumps([r.summary() for r in results], indent=2) + "\n")
-    else:
-        out.write(render_table(*scores_table(results)) + "\n")
+        rows = [r.summary() for r in results]
+        report = {"systems": rows, "mcnemar": [t.row() for t in tests]} if tests else rows
+        out.write(json.dumps(report, indent=2) + "\n")
+        return
+    out.write(render_table(*scores_table(results)) + "\n")
+    if tests:
+        out.write("\n" + render_table(*mcnemar_table(tests)) + "\n")

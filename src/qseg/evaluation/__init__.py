@@ -15,14 +15,17 @@ _SOURCES = {
     "distance": "agreement",
     "krippendorff_alpha": "agreement",
     "random_model_s": "agreement",
+    "McNemar": "significance",
     "PROTOCOLS": "matching",
     "QueryMatch": "matching",
     "SystemScores": "matching",
     "aggregate": "matching",
     "choose_reference": "matching",
+    "compare": "significance",
     "evaluate": "matching",
     "majority_stability": "matching",
     "match": "matching",
+    "mcnemar": "significance",
 }
 
 __all__ = sorted(_SOURCES)

@@ -17,6 +17,7 @@ from typing import Any
 
 from qseg.resources.bundle import Resources
 from qseg.segmenters.base import Segmenter
+from qseg.segmenters.baselines import ConstantSegmenter
 from qseg.segmenters.naive import NaiveSegmenter
 from qseg.segmenters.pmi import PAPER_TAU, PmiSegmenter
 from qseg.segmenters.spec import Method, Param, SpecError, format_spec, parse
@@ -51,6 +52,14 @@ def _wiki(res: Resources, unseen_titles: bool, median: int) -> Segmenter:
 
 def _pmi(res: Resources, tau: float) -> Segmenter:
     return PmiSegmenter(res.require_probabilities(), tau)
+
+
+def _always_split(res: Resources) -> Segmenter:
+    return ConstantSegmenter(split=True)
+
+
+def _never_split(res: Resources) -> Segmenter:
+    return ConstantSegmenter(split=False)
 
 
 def _trainable(preset: Preset) -> Callable[..., Segmenter]:
@@ -91,6 +100,18 @@ METHODS: dict[str, Method] = {
             "word and 2-gram probabilities",
             _pmi,
             {"tau": Param(float, PAPER_TAU, "PMI threshold (log10); tune with `qseg tune pmi`")},
+        ),
+        Method(
+            "always-split",
+            "every word its own segment: a floor (paper 004's baseline 1)",
+            "nothing",
+            _always_split,
+        ),
+        Method(
+            "never-split",
+            "the whole query one segment: a floor (paper 004's baseline 2)",
+            "nothing",
+            _never_split,
         ),
         *(
             Method(p.name, p.summary, p.needs, _trainable(p), p.params, trains=True)
