@@ -38,6 +38,8 @@ CASES = {
     "wiki": "wiki",
     "wiki(unseen_titles=true)": "wiki(unseen_titles=true)",
     "pmi": "pmi",
+    "phrases": "phrases(threshold=0.1, min_count=1)",
+    "phrases (npmi, two layers)": "phrases(scoring=npmi, threshold=0.1, min_count=1, layers=2)",
     "always-split": "always-split",
     "never-split": "never-split",
     "joint": toy.TRAINED_SPECS["joint"],

@@ -19,6 +19,8 @@ from qseg.resources.bundle import Resources
 from qseg.segmenters.base import Segmenter
 from qseg.segmenters.baselines import ConstantSegmenter
 from qseg.segmenters.naive import NaiveSegmenter
+from qseg.segmenters.phrases import PARAMS as PHRASES_PARAMS
+from qseg.segmenters.phrases import PhrasesSegmenter
 from qseg.segmenters.pmi import PAPER_TAU, PmiSegmenter
 from qseg.segmenters.spec import Method, Param, SpecError, format_spec, parse
 from qseg.segmenters.trainable import PRESETS, Preset, estimator_params
@@ -52,6 +54,10 @@ def _wiki(res: Resources, unseen_titles: bool, median: int) -> Segmenter:
 
 def _pmi(res: Resources, tau: float) -> Segmenter:
     return PmiSegmenter(res.require_probabilities(), tau)
+
+
+def _phrases(res: Resources, **params: Any) -> Segmenter:
+    return PhrasesSegmenter(res.require_ngrams(), **params)
 
 
 def _always_split(res: Resources) -> Segmenter:
@@ -100,6 +106,13 @@ METHODS: dict[str, Method] = {
             "word and 2-gram probabilities",
             _pmi,
             {"tau": Param(float, PAPER_TAU, "PMI threshold (log10); tune with `qseg tune pmi`")},
+        ),
+        Method(
+            "phrases",
+            "gensim's Phrases (greedy collocation joining) on the n-gram counts: a baseline",
+            "n-gram counts (and gensim)",
+            _phrases,
+            PHRASES_PARAMS,
         ),
         Method(
             "always-split",

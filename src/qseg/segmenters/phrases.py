@@ -1,0 +1,142 @@
+"""gensim's ``Phrases`` as an external baseline, run on qseg's n-gram counts.
+
+gensim (``gensim.models.phrases``) finds collocations by a greedy left-to-right pass that joins
+two adjacent tokens when their score is above a threshold, with connector words (``of``,
+``the``...) allowed inside a phrase. Here its vocabulary is the n-gram store itself (phrases
+are joined with a space, so a phrase is the n-gram key of its words), so ``layers=2`` stacks a
+second pass that joins phrases into longer ones, as gensim users do, from the same counts.
+
+Scorers (gensim's): ``default`` (Mikolov et al.: ``(count(ab) - min_count) * |vocabulary| /
+(count(a) count(b))``, threshold 10 by gensim's default) and ``npmi`` (normalized PMI in
+[-1, 1]). As a ranking, gensim's segmentation scores 0 and every other one minus the sum of
+``|score - threshold|`` over the gaps where it decides otherwise (joining two tokens gensim
+cannot score costs -inf), so the next ones flip the gaps closest to the threshold.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+
+from qseg.query import normalize
+from qseg.resources.counts import NgramCounts
+from qseg.segmentation import Segmentation
+from qseg.segmenters.decoder import kbest_gaps
+from qseg.segmenters.spec import Param, format_spec
+
+SCORERS = ("default", "npmi")
+PARAMS = {
+    "scoring": Param(str, "default", "gensim's scorer", SCORERS),
+    "threshold": Param(
+        float, 10.0, "join above this score (gensim's default; npmi scores lie in [-1, 1])"
+    ),
+    "min_count": Param(int, 5, "gensim's min_count (the default scorer subtracts it)"),
+    "connectors": Param(bool, False, "gensim's English connector words may sit inside a phrase"),
+    "layers": Param(int, 1, "passes: 2 joins phrases into longer ones"),
+}
+
+
+class PhrasesSegmenter:
+    """Segments are the phrases gensim's ``Phrases`` forms from the query's words."""
+
+    def __init__(
+        self,
+        counts: NgramCounts,
+        scoring: str = "default",
+        threshold: float = 10.0,
+        min_count: int = 5,
+        connectors: bool = False,
+        layers: int = 1,
+    ) -> None:
+        if scoring not in SCORERS:
+            raise ValueError(f"scoring must be one of {', '.join(SCORERS)}, not {scoring!r}")
+        if layers not in (1, 2):
+            raise ValueError(f"layers must be 1 or 2, not {layers}")
+        if min_count < 1:
+            raise ValueError(f"min_count must be at least 1, not {min_count}")
+        if math.isnan(threshold):
+            raise ValueError("threshold must be a number, not NaN")
+        if scoring == "npmi" and not -1 <= threshold <= 1:
+            raise ValueError(
+                f"the npmi scorer scores in [-1, 1]; a threshold of {threshold} joins nothing "
+                "(try phrases(scoring=npmi, threshold=0.5))"
+            )
+        from gensim.models.phrases import ENGLISH_CONNECTOR_WORDS, Phrases
+
+        self.counts, self.scoring, self.threshold = counts, scoring, threshold
+        self.min_count, self.connectors, self.layers = min_count, connectors, layers
+        self._phrases = Phrases(
+            min_count=min_count,
+            threshold=threshold,
+            scoring=scoring,
+            delimiter=" ",
+            connector_words=ENGLISH_CONNECTOR_WORDS if connectors else frozenset(),
+        )
+        self._phrases.vocab = counts  # looked up with .get() and len(): the store serves both
+        self._phrases.corpus_word_count = max(counts.unigram_total, 1)
+        values = {
+            "scoring": scoring,
+            "threshold": threshold,
+            "min_count": min_count,
+            "connectors": connectors,
+            "layers": layers,
+        }
+        self.spec = format_spec("phrases", PARAMS, values)
+
+    def _tokens(self, words: tuple[str, ...]) -> list[str]:
+        tokens = list(words)
+        for _ in range(self.layers):
+            tokens = [token for token, _ in self._phrases.analyze_sentence(tokens)]
+        return tokens
+
+    def _breaks(self, words: tuple[str, ...]) -> tuple[int, ...]:
+        breaks: list[int] = []
+        for token in self._tokens(words):
+            breaks += [0] * token.count(" ") + [1]
+        return tuple(breaks[:-1])
+
+    def segment(self, query: str) -> Segmentation:
+        words = normalize(query)
+        return Segmentation._trusted(words, self._breaks(words))
+
+    def segment_many(self, queries: Iterable[str]) -> Iterator[Segmentation]:
+        for query in queries:
+            yield self.segment(query)
+
+    def rank(self, query: str, k: int) -> list[tuple[Segmentation, float]]:
+        words = normalize(query)
+        chosen = self._breaks(words)
+        if_break, if_not = [], []
+        for i, brk in enumerate(chosen):
+            cost = self._flip_cost(words[i], words[i + 1])
+            if_break.append(0.0 if brk else -cost)
+            if_not.append(-cost if brk else 0.0)
+        ranked = kbest_gaps(if_break, if_not, k)
+        return [(Segmentation._trusted(words, breaks), score) for score, breaks in ranked]
+
+    def _flip_cost(self, a: str, b: str) -> float:
+        """How far the pair's score lies from the threshold (never 0, so gensim's own
+        segmentation stays first; ``inf`` where gensim cannot score the pair)."""
+        _, score = self._phrases.score_candidate(a, b, [])
+        if score is None:  # not above the threshold, or not scorable: score it directly
+            score = self._score(a, b)
+        return max(abs(score - self.threshold), 1e-12) if math.isfinite(score) else math.inf
+
+    def _score(self, a: str, b: str) -> float:
+        count_a, count_b = self.counts.get(a), self.counts.get(b)
+        count_ab = self.counts.get(f"{a} {b}")
+        if not (count_a and count_b and count_ab):
+            return -math.inf
+        return float(
+            self._phrases.scoring(
+                worda_count=count_a,
+                wordb_count=count_b,
+                bigram_count=count_ab,
+                len_vocab=len(self.counts),
+                min_count=self.min_count,
+                corpus_word_count=self._phrases.corpus_word_count,
+            )
+        )
+
+    def __repr__(self) -> str:
+        return f"<PhrasesSegmenter {self.spec}>"

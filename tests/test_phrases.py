@@ -1,0 +1,94 @@
+"""gensim's Phrases as a baseline segmenter on qseg's counts."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from gensim.models.phrases import ENGLISH_CONNECTOR_WORDS, Phrases
+
+import qseg
+from qseg.errors import QsegError
+from qseg.resources.counts import NgramCounts
+from qseg.segmenters.phrases import PhrasesSegmenter
+
+SENTENCES = [
+    "new york yankees tickets",
+    "new york times",
+    "cheap new york hotels",
+    "bank of america login",
+    "bank of america careers",
+    "yankees tickets cheap",
+    "chest freezer reviews",
+    "chest freezer sale",
+    "new car prices",
+] * 3
+
+
+def _trained(**options):
+    """gensim trained on the sentences in the usual way, and its vocabulary as qseg counts."""
+    model = Phrases([s.split() for s in SENTENCES], delimiter=" ", **options)
+    return model, NgramCounts(dict(model.vocab))
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"min_count": 1, "threshold": 1.0},
+        {"min_count": 2, "threshold": 0.2, "scoring": "npmi"},
+        {"min_count": 1, "threshold": 1.0, "connector_words": ENGLISH_CONNECTOR_WORDS},
+    ],
+)
+def test_the_same_phrases_as_gensim_trained_on_the_sentences(options):
+    model, counts = _trained(**options)
+    segmenter = PhrasesSegmenter(
+        counts,
+        scoring=options.get("scoring", "default"),
+        threshold=options["threshold"],
+        min_count=options["min_count"],
+        connectors="connector_words" in options,
+    )
+    for sentence in [*set(SENTENCES), "yankees new york", "bank of america new york"]:
+        expected = [len(token.split(" ")) for token in model[sentence.split()]]
+        got = [len(segment) for segment in segmenter.segment(sentence).segments]
+        assert got == expected, sentence
+    assert segmenter.segment("new york yankees tickets").to_pipe() != "new|york|yankees|tickets"
+
+
+def test_connectors_join_across_of_and_two_layers_join_phrases():
+    _, with_of = _trained(min_count=1, threshold=1.0, connector_words=ENGLISH_CONNECTOR_WORDS)
+    connected = PhrasesSegmenter(with_of, threshold=1.0, min_count=1, connectors=True)
+    assert connected.segment("bank of america login").to_pipe() == "bank of america|login"
+    ngrams = Counter(
+        " ".join(words[i : i + n])
+        for words in (s.split() for s in SENTENCES)
+        for n in range(1, 5)
+        for i in range(len(words) - n + 1)
+    )
+    counts = NgramCounts(ngrams)  # every n-gram of the sentences, up to 4 words
+    one = PhrasesSegmenter(counts, threshold=1.0, min_count=1)
+    two = PhrasesSegmenter(counts, threshold=1.0, min_count=1, layers=2)
+    assert one.segment("new york yankees tickets").to_pipe() == "new york|yankees tickets"
+    # the second pass sees the tokens "new york" and "yankees tickets" and the 4-gram's count
+    assert two.segment("new york yankees tickets").to_pipe() == "new york yankees tickets"
+
+
+def test_ranking_flips_the_gaps_nearest_the_threshold():
+    _, counts = _trained(min_count=1, threshold=1.0)
+    segmenter = PhrasesSegmenter(counts, threshold=1.0, min_count=1)
+    ranked = segmenter.rank("new york yankees tickets", 8)
+    assert ranked[0] == (segmenter.segment("new york yankees tickets"), 0.0)
+    assert all(score < 0 for _, score in ranked[1:])
+    never_together = segmenter.rank("tickets reviews", 2)  # no count of the pair
+    assert [s.to_pipe() for s, _ in never_together] == ["tickets|reviews", "tickets reviews"]
+    assert never_together[1][1] == float("-inf")
+
+
+def test_specs_and_errors():
+    segmenter = qseg.segmenter("phrases(scoring=npmi, threshold=0.5)")
+    assert segmenter.spec == "phrases(scoring=npmi, threshold=0.5)"
+    assert qseg.segmenter("phrases").spec == "phrases"
+    with pytest.raises(QsegError, match=r"npmi scorer scores in \[-1, 1\]"):
+        qseg.segmenter("phrases(scoring=npmi)")
+    with pytest.raises(QsegError, match="layers must be 1 or 2"):
+        qseg.segmenter("phrases(layers=3)")
