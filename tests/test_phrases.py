@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+import test_cli
 from gensim.models.phrases import ENGLISH_CONNECTOR_WORDS, Phrases
 
 import qseg
 from qseg.errors import QsegError
+from qseg.evaluation.tuning import tune_phrases
 from qseg.resources.counts import NgramCounts
+from qseg.segmentation import Reference
 from qseg.segmenters.phrases import PhrasesSegmenter
 
 SENTENCES = [
@@ -92,3 +95,28 @@ def test_specs_and_errors():
         qseg.segmenter("phrases(scoring=npmi)")
     with pytest.raises(QsegError, match="layers must be 1 or 2"):
         qseg.segmenter("phrases(layers=3)")
+
+
+def test_tuning_recovers_a_threshold_that_made_the_references(tmp_path):
+    _, counts = _trained(min_count=1, threshold=1.0)
+    truth = PhrasesSegmenter(counts, threshold=2.0, min_count=1)
+    gold = {str(i): [Reference(truth.segment(s), 1)] for i, s in enumerate(set(SENTENCES))}
+    assert any(
+        PhrasesSegmenter(counts, threshold=0.5, min_count=1).segment(refs[0].segmentation.query)
+        != refs[0].segmentation
+        for refs in gold.values()
+    )  # another threshold segments differently
+    choice = tune_phrases(gold, counts, min_count=1)
+    assert (choice.break_accuracy, choice.query_accuracy, choice.queries) == (1.0, 1.0, len(gold))
+    tuned = PhrasesSegmenter(counts, threshold=choice.threshold, min_count=1)
+    assert all(tuned.segment(r[0].segmentation.query) == r[0].segmentation for r in gold.values())
+
+
+def test_qseg_tune_phrases(write):
+    counts = write("counts.txt", "new\t100\nyork\t80\nnew york\t60\ntickets\t90\nyork tickets\t1\n")
+    gold = write("gold.txt", "q1\tnew york|tickets\n")
+    text = test_cli.out(
+        test_cli.qseg("tune", "phrases", "--gold", gold, "--ngrams", counts, "--min-count", "1")
+    )
+    spec, accuracy, *_ = text.split("\t")
+    assert spec.startswith("phrases(threshold=") and accuracy == "break_accuracy=1.0000"

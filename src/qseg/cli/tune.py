@@ -1,4 +1,4 @@
-"""``qseg tune pmi``: the PMI threshold that maximizes break accuracy on references."""
+"""``qseg tune pmi|phrases``: the threshold that maximizes break accuracy on references."""
 
 from __future__ import annotations
 
@@ -19,6 +19,20 @@ def configure(tune: argparse.ArgumentParser) -> None:
     pmi.add_argument("--protocol", choices=("majority", "all-agree"), default="majority")
     add_resource_flags(pmi)
     pmi.set_defaults(run=run_pmi)
+    phrases = methods.add_parser(
+        "phrases",
+        help="choose the threshold of gensim's Phrases maximizing break accuracy",
+        description="Choose the threshold of phrases(...) maximizing break accuracy on the "
+        "gold references (candidates: midpoints between quantiles of the pair scores).",
+    )
+    phrases.add_argument("--gold", required=True, metavar="FILE")
+    phrases.add_argument("--protocol", choices=("majority", "all-agree"), default="majority")
+    phrases.add_argument("--scoring", choices=("default", "npmi"), default="default")
+    phrases.add_argument("--min-count", type=int, default=5, metavar="N")
+    phrases.add_argument("--connectors", action="store_true")
+    phrases.add_argument("--layers", type=int, choices=(1, 2), default=1)
+    add_resource_flags(phrases)
+    phrases.set_defaults(run=run_phrases)
 
 
 def run_pmi(args: argparse.Namespace, out: IO[str]) -> None:
@@ -31,4 +45,26 @@ def run_pmi(args: argparse.Namespace, out: IO[str]) -> None:
     out.write(
         f"tau={choice.tau!r}\tbreak_accuracy={choice.break_accuracy:.4f}\t"
         f"queries={choice.queries}\tgaps={choice.gaps}\n"
+    )
+
+
+def run_phrases(args: argparse.Namespace, out: IO[str]) -> None:
+    from qseg.cli.common import resources
+    from qseg.corpora.webis import read_references
+    from qseg.evaluation.tuning import tune_phrases
+    from qseg.segmenters.phrases import PARAMS
+    from qseg.segmenters.spec import format_spec
+
+    gold = read_references(args.gold)
+    options = {
+        "scoring": args.scoring,
+        "min_count": args.min_count,
+        "connectors": args.connectors,
+        "layers": args.layers,
+    }
+    choice = tune_phrases(gold, resources(args).require_ngrams(), args.protocol, **options)
+    spec = format_spec("phrases", PARAMS, options | {"threshold": choice.threshold})
+    out.write(
+        f"{spec}\tbreak_accuracy={choice.break_accuracy:.4f}\t"
+        f"query_accuracy={choice.query_accuracy:.4f}\tqueries={choice.queries}\n"
     )

@@ -89,7 +89,7 @@ class PhrasesSegmenter:
             tokens = [token for token, _ in self._phrases.analyze_sentence(tokens)]
         return tokens
 
-    def _breaks(self, words: tuple[str, ...]) -> tuple[int, ...]:
+    def breaks_of(self, words: tuple[str, ...]) -> tuple[int, ...]:
         breaks: list[int] = []
         for token in self._tokens(words):
             breaks += [0] * token.count(" ") + [1]
@@ -97,7 +97,7 @@ class PhrasesSegmenter:
 
     def segment(self, query: str) -> Segmentation:
         words = normalize(query)
-        return Segmentation._trusted(words, self._breaks(words))
+        return Segmentation._trusted(words, self.breaks_of(words))
 
     def segment_many(self, queries: Iterable[str]) -> Iterator[Segmentation]:
         for query in queries:
@@ -105,7 +105,7 @@ class PhrasesSegmenter:
 
     def rank(self, query: str, k: int) -> list[tuple[Segmentation, float]]:
         words = normalize(query)
-        chosen = self._breaks(words)
+        chosen = self.breaks_of(words)
         if_break, if_not = [], []
         for i, brk in enumerate(chosen):
             cost = self._flip_cost(words[i], words[i + 1])
@@ -119,10 +119,11 @@ class PhrasesSegmenter:
         segmentation stays first; ``inf`` where gensim cannot score the pair)."""
         _, score = self._phrases.score_candidate(a, b, [])
         if score is None:  # not above the threshold, or not scorable: score it directly
-            score = self._score(a, b)
+            score = self.pair_score(a, b)
         return max(abs(score - self.threshold), 1e-12) if math.isfinite(score) else math.inf
 
-    def _score(self, a: str, b: str) -> float:
+    def pair_score(self, a: str, b: str) -> float:
+        """gensim's score of two adjacent words (-inf where a count is missing)."""
         count_a, count_b = self.counts.get(a), self.counts.get(b)
         count_ab = self.counts.get(f"{a} {b}")
         if not (count_a and count_b and count_ab):
