@@ -202,11 +202,17 @@ def measure_all(args: argparse.Namespace) -> dict[str, Any]:
         rows.append([recipe.name, s.webis_break, s.webis_query, s.queryner_break, s.queryner_query])
         print(rows[-1], f"{s.seconds:.0f} s", flush=True)
     convention_table = conventions(corpora)
+    speed = speed_table(args.shared)
+    return {"rows": rows, "conventions": convention_table, "speed": speed}
+
+
+def speed_table(shared: Path) -> str:
+    """The table of ``benchmarks/default_model.py`` (run in a process of its own)."""
     command = [sys.executable, str(ROOT / "benchmarks" / "default_model.py")]
-    speed = subprocess.run(
-        [*command, "--shared", str(args.shared)], check=True, capture_output=True, text=True
-    ).stdout
-    return {"rows": rows, "conventions": convention_table, "speed": speed.strip()}
+    done = subprocess.run(
+        [*command, "--shared", str(shared)], check=True, capture_output=True, text=True
+    )
+    return done.stdout.strip()
 
 
 def main() -> None:
@@ -219,12 +225,20 @@ def main() -> None:
         action="store_true",
         help="write the report from the figures of the last run (OUT with .json) again",
     )
+    parser.add_argument(
+        "--speed-only",
+        action="store_true",
+        help="measure the speed table again and keep the other figures of the last run",
+    )
     args = parser.parse_args()
     figures_path = args.out.with_suffix(".json")
-    if args.render_only:
+    if args.render_only or args.speed_only:
         figures = json.loads(figures_path.read_text("utf-8"))
+        if args.speed_only:
+            figures["speed"] = speed_table(args.shared)
     else:
         figures = measure_all(args)
+    if not args.render_only:
         with atomic_write(figures_path) as out:
             out.write(json.dumps(figures, indent=1) + "\n")
     meta = json.loads((SHIPPED / f"{DEFAULT_NAME}.json").read_text())

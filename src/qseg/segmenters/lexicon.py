@@ -77,11 +77,12 @@ class Lexicon:
             entries = {}
             for key, value in table.items():
                 if (
-                    not isinstance(value, list)
+                    type(value) is not list
                     or len(value) != 2
-                    or not _finite_number(value[0])
                     or type(value[1]) is not int
-                    or not 0 <= value[0] <= value[1] + 1e-6  # float sums of shares
+                    or type(value[0]) not in (int, float)
+                    # float sums of shares; NaN and infinities fail the comparison
+                    or not 0 <= value[0] <= value[1] + 1e-6
                 ):
                     raise ValueError(
                         f"lexicon entry {key!r} is not [break sum, count] with "
