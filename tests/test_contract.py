@@ -20,6 +20,7 @@ from qseg.query import QueryError, normalize
 from qseg.resources.bundle import Resources
 from qseg.segmentation import Segmentation
 from qseg.segmenters.base import Segmenter
+from qseg.segmenters.nesting import nest
 from qseg.segmenters.registry import METHODS, canonical_spec, create
 
 QUERIES = [
@@ -170,6 +171,13 @@ def test_non_ascii_words(segmenter):
         seg = segmenter.segment(query)
         assert list(seg.words) == _words(query)
         assert Segmentation.from_pipe(seg.to_pipe()) == seg
+
+
+def test_nested_trees_are_binary_over_the_words(segmenter):
+    for query in [*QUERIES, LONG]:
+        tree = nest(segmenter, query)
+        assert list(tree.words) == _words(query)
+        assert len(tree.words) < 3 or tree.is_binary
 
 
 def test_the_spec_recreates_the_segmenter(segmenter):

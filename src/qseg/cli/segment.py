@@ -9,7 +9,15 @@ from typing import IO
 from qseg.cli.common import add_model_flags, add_resource_flags, at_least_one, note
 from qseg.errors import InputError, QsegError
 from qseg.models import ModelError, default_method, open_segmenter
-from qseg.segmenters.records import BATCH, FORMATS, format_result, segment_records, uses_tags
+from qseg.segmenters.records import (
+    BATCH,
+    FORMATS,
+    format_nested,
+    format_result,
+    nest_records,
+    segment_records,
+    uses_tags,
+)
 
 
 def configure(seg: argparse.ArgumentParser) -> None:
@@ -32,6 +40,12 @@ def configure(seg: argparse.ArgumentParser) -> None:
     )
     seg.add_argument("--k", type=int, default=1, help="list the K best segmentations with scores")
     seg.add_argument("--format", choices=FORMATS, default="pipe")
+    seg.add_argument(
+        "--nested",
+        action="store_true",
+        help="print a binary tree per query, ((new york) yankees): from a model's break "
+        "probabilities, else by splitting at the weakest boundary (Huang et al. 2010)",
+    )
     seg.add_argument(
         "--cache",
         type=int,
@@ -62,6 +76,10 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
         raise QsegError("--model is another name for --method: give one of them")
     if args.cache and args.pos:
         raise QsegError("--cache keeps results by query text alone: drop --pos or --cache")
+    if args.nested and (args.k > 1 or args.cache or args.pos or args.format == "quoted"):
+        raise QsegError(
+            "--nested prints one tree per query: drop --k, --cache, --pos, --format quoted"
+        )
     # usage errors first: bad QUERY arguments are reported before any resource is built
     arguments = list(query_arguments(args.queries)) if args.queries else None
     given = resources(args)
@@ -102,6 +120,12 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
         if arguments is not None
         else read_query_lines(sys.stdin.buffer, skip_bad=args.skip_bad_lines, on_skip=_skipped)
     )
+    if args.nested:
+        for ident, tree in nest_records(segmenter, records):
+            out.write(format_nested(ident, tree, args.format))
+            if interactive:
+                out.flush()
+        return
     results = segment_records(
         segmenter,
         records,

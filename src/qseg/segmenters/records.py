@@ -16,7 +16,7 @@ from itertools import islice
 from typing import Any
 
 from qseg.query import normalize
-from qseg.segmentation import Segmentation
+from qseg.segmentation import NestedSegmentation, Segmentation
 from qseg.segmenters.base import Segmenter
 
 FORMATS = ("pipe", "quoted", "json")
@@ -126,3 +126,23 @@ def format_result(result: Result, fmt: str) -> str:
         f"{prefix}{rank}\t{render(seg)}\t{score}\n"
         for rank, (seg, score) in enumerate(result.ranking, start=1)
     )
+
+
+def nest_records(
+    segmenter: Segmenter, records: Iterable[tuple[str | None, str]]
+) -> Iterator[tuple[str | None, NestedSegmentation]]:
+    """``(id, tree)`` per record, in order: the segmenter's nested segmentation
+    (:func:`qseg.segmenters.nesting.nest`)."""
+    from qseg.segmenters.nesting import nest
+
+    for ident, text in records:
+        yield ident, nest(segmenter, text)
+
+
+def format_nested(ident: str | None, tree: NestedSegmentation, fmt: str) -> str:
+    """``[id<TAB>]((bracket) text)``, or one JSON record with the tree and its heights."""
+    if fmt == "json":
+        record = {"id": ident, "query": " ".join(tree.words), "nested": tree.to_brackets()}
+        return json.dumps(record | {"heights": list(tree.heights)}) + "\n"
+    prefix = "" if ident is None else f"{ident}\t"
+    return f"{prefix}{tree.to_brackets()}\n"
