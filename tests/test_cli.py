@@ -274,7 +274,7 @@ def test_methods_lists_every_method():
     trained = {line.split(":")[0] for line in text.splitlines() if "[trained first" in line}
     assert trained == {"joint", "features", "embeddings"}
     assert "tau=0.894775 (float)" in text and "name_vectors=True (bool)" in text
-    assert "classifier='xgboost' (str; one of xgboost, logreg)" in text
+    assert "classifier='xgboost' (str; one of xgboost, logreg, svm)" in text
 
 
 def test_webis_query_file_goes_in_unchanged_and_comes_out_in_algorithm_format(tmp_path):

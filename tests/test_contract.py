@@ -48,6 +48,7 @@ CASES = {
     "joint (saved)": toy.TRAINED_SPECS["joint"],
     "features": toy.TRAINED_SPECS["features"],
     "features (saved)": toy.TRAINED_SPECS["features"],
+    "features (svm, saved)": "features(classifier=svm)",
     "embeddings": toy.TRAINED_SPECS["embeddings"],
     "default (shipped)": models.DEFAULT,
 }

@@ -43,7 +43,7 @@ def test_specs_round_trip_and_match_the_built_segmenter(spec, canonical):
         ("wiki(median=0)", "median must be positive"),
         ("wiki(median)", "unknown parameter 'median'"),
         ("naive(", "malformed method spec"),
-        ("features(classifier=svm)", "classifier must be one of xgboost, logreg"),
+        ("features(classifier=perceptron)", "classifier must be one of xgboost, logreg, svm"),
         ("embeddings", "needs word vectors: pass --corpus FILE"),
     ],
 )

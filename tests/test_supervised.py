@@ -642,3 +642,25 @@ def test_cli_part_of_speech_tags(tmp_path, write):
     untagged = qseg("segment", "--method", model, *flags, stdin=stdin)
     assert len(out(untagged).splitlines()) == 10
     assert "without --pos every query goes without tag features" in untagged.stderr.decode()
+
+
+def test_the_svm_breaks_where_its_decision_value_is_positive():
+    """paper 004's classifier: a linear SVM (hinge loss); its probability is the logistic of
+    the decision value, so a break falls exactly where the SVM decides one."""
+    import toy
+    from sklearn.svm import LinearSVC
+
+    from qseg.segmenters.gap_models import LinearGapModel
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(200, 3))
+    rates = (x[:, 0] + 0.3 * x[:, 1] > 0).astype(float)
+    model = LinearGapModel.fit(x, rates, seed=0, loss="hinge")
+    z = (x - model.mean) / model.scale
+    svm = LinearSVC(C=1.0, max_iter=20000, random_state=0).fit(
+        np.vstack([z, z]), np.r_[np.ones(200), np.zeros(200)], sample_weight=np.r_[rates, 1 - rates]
+    )
+    assert ((model.predict(x) > 0.5) == (svm.decision_function(z) > 0)).all()
+    assert ((model.predict(x) > 0.5) == (rates > 0.5)).mean() > 0.95
+    trained = toy.train("features(classifier=svm)")
+    assert trained.spec == "features(classifier=svm)"

@@ -18,7 +18,7 @@ from qseg.fileio import StrPath
 from qseg.models.format import ModelFile, model_meta, read_model, write_model
 from qseg.models.provenance import check_encoder, check_integrity, feature_source
 from qseg.resources.bundle import Resources
-from qseg.segmenters.trainable import Inputs, check_settings
+from qseg.segmenters.trainable import LINEAR, Inputs, check_settings
 
 if TYPE_CHECKING:
     from qseg.segmenters.break_model import BreakModel
@@ -141,7 +141,7 @@ def load(
         raise file.fail(
             f"the inputs give {width} features, the model was fitted on {fitted['n_features_in']}"
         )
-    linear = file.params["classifier"] == "logreg"
+    linear = file.params["classifier"] in LINEAR
     gap = _decode(
         file, "gap_model.npz", LinearGapModel.from_bytes if linear else TreeEnsemble.from_bytes
     )

@@ -13,7 +13,9 @@ from qseg.fileio import read_npz
 
 
 class LinearGapModel:
-    """Logistic regression on imputed, standardized features (scikit-learn fits it)."""
+    """A linear model on imputed, standardized features (scikit-learn fits it): logistic
+    regression, or a linear support vector machine (hinge loss, paper 004), whose decision
+    value goes through the same logistic function, so a break is where it is positive."""
 
     ARRAYS = ("fill", "mean", "scale", "coef")
 
@@ -26,9 +28,15 @@ class LinearGapModel:
 
     @classmethod
     def fit(
-        cls, x: np.ndarray, rates: np.ndarray, seed: int, weights: np.ndarray | None = None
+        cls,
+        x: np.ndarray,
+        rates: np.ndarray,
+        seed: int,
+        weights: np.ndarray | None = None,
+        loss: str = "logistic",
     ) -> LinearGapModel:
         from sklearn.linear_model import LogisticRegression
+        from sklearn.svm import LinearSVC
 
         fill = np.zeros(x.shape[1])
         present = ~np.isnan(x).all(axis=0)  # columns such as POS without tags stay at 0
@@ -43,7 +51,10 @@ class LinearGapModel:
         shares = np.r_[rates, 1 - rates]
         if weights is not None:
             shares = shares * np.r_[weights, weights]
-        model = LogisticRegression(C=1.0, max_iter=2000, random_state=seed)
+        if loss == "hinge":
+            model: Any = LinearSVC(C=1.0, max_iter=20000, random_state=seed)
+        else:
+            model = LogisticRegression(C=1.0, max_iter=2000, random_state=seed)
         model.fit(both, labels, sample_weight=shares)
         return cls(fill, mean, scale, np.r_[model.intercept_, model.coef_[0]])
 

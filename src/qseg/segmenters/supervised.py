@@ -58,6 +58,7 @@ from qseg.segmenters.joint import (
 )
 from qseg.segmenters.lexicon import LEXICON_FEATURES, Lexicon, gap_keys, phrase_rates
 from qseg.segmenters.trainable import (
+    LINEAR,
     Boosting,
     Decoding,
     Inputs,
@@ -207,8 +208,9 @@ class BreakClassifier(BaseEstimator):
     def _gap_model(
         self, x: np.ndarray, rates: np.ndarray, weights: np.ndarray | None, fold: int
     ) -> TreeGapModel | LinearGapModel:
-        if self.classifier == "logreg":
-            return LinearGapModel.fit(x, rates, self.random_state, weights)
+        if self.classifier in LINEAR:
+            loss = "hinge" if self.classifier == "svm" else "logistic"
+            return LinearGapModel.fit(x, rates, self.random_state, weights, loss=loss)
         return TreeGapModel.fit(x, rates, self._tree_params(fold), weights)
 
     # -- fit -----------------------------------------------------------------------------

@@ -110,7 +110,10 @@ class Preset:
     """Whether the user must give word vectors (``--corpus``): no built-in ones stand in."""
 
 
-CLASSIFIERS = ("xgboost", "logreg")
+CLASSIFIERS = ("xgboost", "logreg", "svm")
+LINEAR = frozenset({"logreg", "svm"})
+"""The linear classifiers (:class:`~qseg.segmenters.gap_models.LinearGapModel`); ``svm`` is
+paper 004's (Bergsma and Wang 2007): a linear support vector machine, hinge loss."""
 _CLASSIFIER = {"classifier": Param(str, "xgboost", "the per-gap classifier", CLASSIFIERS)}
 _TREES = {
     "n_estimators": Param(int, 300, "boosting rounds of every booster"),
