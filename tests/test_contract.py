@@ -49,6 +49,9 @@ CASES = {
     "features": toy.TRAINED_SPECS["features"],
     "features (saved)": toy.TRAINED_SPECS["features"],
     "features (svm, saved)": "features(classifier=svm)",
+    "features (pair counts, saved)": toy.TRAINED_SPECS["features"].replace(
+        ")", ", pair_counts=true)"
+    ),
     "embeddings": toy.TRAINED_SPECS["embeddings"],
     "default (shipped)": models.DEFAULT,
 }

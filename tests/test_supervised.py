@@ -664,3 +664,17 @@ def test_the_svm_breaks_where_its_decision_value_is_positive():
     assert ((model.predict(x) > 0.5) == (rates > 0.5)).mean() > 0.95
     trained = toy.train("features(classifier=svm)")
     assert trained.spec == "features(classifier=svm)"
+
+
+def test_pair_counts_skip_a_word_across_the_gap():
+    """paper 004's L0 R1 and L1 R0 counts: "female bus driver" -> C(female driver)."""
+    from qseg.resources.counts import NgramCounts
+    from qseg.segmenters.gap_features import pair_count_features
+
+    counts = NgramCounts({"female driver": 99, "female": 5, "bus": 5, "driver": 5})
+    rows = pair_count_features([("female", "bus", "driver"), ("a", "b")], counts)
+    assert rows.shape == (3, 2)
+    assert rows[0, 0] == pytest.approx(np.log(100))  # gap 0: L0 "female", R1 "driver"
+    assert np.isnan(rows[0, 1])  # no L1 before "female"
+    assert np.isnan(rows[1, 0]) and rows[1, 1] == pytest.approx(np.log(100))  # L1 R0
+    assert np.isnan(rows[2]).all()  # a two-word query has neither pair

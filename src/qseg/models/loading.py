@@ -67,7 +67,7 @@ def _feature_names(inputs: Inputs | None, joint: bool) -> tuple[list[str], list[
     """The named gap features (the paper 004 and name features; vectors, probe and lexicon
     columns follow them) and the candidate features of the joint scorer, as this qseg
     computes them: a model from a qseg that computes others is refused."""
-    from qseg.segmenters.gap_features import FEATURE_NAMES
+    from qseg.segmenters.gap_features import FEATURE_NAMES, PAIR_FEATURES
     from qseg.segmenters.joint import CANDIDATE_FEATURES
     from qseg.segmenters.name_features import NAME_FEATURES
 
@@ -75,6 +75,7 @@ def _feature_names(inputs: Inputs | None, joint: bool) -> tuple[list[str], list[
     gap = [
         *(FEATURE_NAMES if inputs.features else ()),
         *(NAME_FEATURES if inputs.name_statistics else ()),
+        *(PAIR_FEATURES if inputs.pair_counts else ()),
     ]
     candidates = [*CANDIDATE_FEATURES, *(["domain"] if inputs.domain else [])]
     return gap, candidates if joint else []

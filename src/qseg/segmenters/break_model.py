@@ -28,6 +28,7 @@ from qseg.segmenters.gap_features import (
     QueryTables,
     SpanTables,
     gap_features,
+    pair_count_features,
     query_tables,
 )
 from qseg.segmenters.gap_models import LinearGapModel
@@ -60,6 +61,9 @@ def gap_inputs(
     if inputs.name_statistics:
         assert source is not None and source.names is not None
         parts.append(name_features(words, source.names))
+    if inputs.pair_counts:
+        assert source is not None
+        parts.append(pair_count_features(words, source.counts))
     if vectors is not None:
         left = [w[g] for w in words for g in range(len(w) - 1)]
         right = [w[g + 1] for w in words for g in range(len(w) - 1)]

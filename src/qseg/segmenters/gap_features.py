@@ -229,3 +229,30 @@ def gap_features(
         len(POS_CLASSES),
         len(FEATURE_NAMES),
     )
+
+
+PAIR_FEATURES = ("log count L0 R1", "log count L1 R0")
+
+
+def pair_count_features(words: Sequence[tuple[str, ...]], counts: NgramCounts) -> np.ndarray:
+    """Per gap, ``log(1 + count)`` of the 2-grams ``L0 R1`` and ``L1 R0``: the word before
+    the gap with the word after next, and the word before last with the word after the gap
+    (NaN where the query has no such word)."""
+    keys: list[str] = []
+    where: list[tuple[int, int]] = []
+    gaps = 0
+    for w in words:
+        for g in range(len(w) - 1):
+            if g + 2 < len(w):
+                keys.append(f"{w[g]} {w[g + 2]}")
+                where.append((gaps, 0))
+            if g >= 1:
+                keys.append(f"{w[g - 1]} {w[g + 1]}")
+                where.append((gaps, 1))
+            gaps += 1
+    out = np.full((gaps, 2), np.nan, dtype=np.float32)
+    if keys:
+        values = np.log1p(counts.count_many(keys).astype(np.float64))
+        rows, cols = zip(*where, strict=True)
+        out[list(rows), list(cols)] = values
+    return out

@@ -40,6 +40,10 @@ class Inputs:
     domain: bool = False
     """The probability that the query is of the second of two kinds it is trained on
     (:mod:`.domain`; ``fit(domains=...)``), as an input of every gap and candidate."""
+    pair_counts: bool = False
+    """Paper 004's counts of the pairs that skip a word across the gap, ``L0 R1`` and
+    ``L1 R0`` (a modifier that belongs to the word after next: "female bus driver";
+    :func:`.gap_features.pair_count_features`)."""
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,7 @@ def needed_resources(inputs: Inputs, decoding: Decoding) -> set[str]:
     records): n-gram and word counts and titles for the gap features and joint decoding,
     name statistics, word vectors, the encoder of the contextual probe."""
     needed = set()
-    if inputs.features or inputs.name_statistics or decoding.joint:
+    if inputs.features or inputs.name_statistics or inputs.pair_counts or decoding.joint:
         needed |= {"ngrams", "words", "titles"} if inputs.titles else {"ngrams", "words"}
     if inputs.name_statistics:
         needed.add("names")
@@ -165,6 +169,9 @@ PRESETS: dict[str, Preset] = {
                 "domain": Param(
                     bool, False, "the query's kind as a learned input (training on two kinds)"
                 ),
+                "pair_counts": Param(
+                    bool, False, "counts of the pairs L0 R1 and L1 R0 (paper 004)"
+                ),
             }
             | _TITLES
             | _TREES,
@@ -178,6 +185,7 @@ PRESETS: dict[str, Preset] = {
                 "max_candidates": "decoding.max_candidates",
                 "inner_folds": "inner_folds",
                 "domain": "inputs.domain",
+                "pair_counts": "inputs.pair_counts",
                 "titles": "inputs.titles",
             },
             {"inputs.features": True, "inputs.lexicon": True, "decoding.joint": True},
@@ -186,8 +194,11 @@ PRESETS: dict[str, Preset] = {
             "features",
             "paper 004 gap features, each gap decided alone",
             "n-gram counts, titles; optional POS tags",
-            _CLASSIFIER | _TITLES | _TREES,
-            _TREE_BINDS | {"titles": "inputs.titles"},
+            _CLASSIFIER
+            | _TITLES
+            | {"pair_counts": Param(bool, False, "counts of the pairs L0 R1 and L1 R0 (paper 004)")}
+            | _TREES,
+            _TREE_BINDS | {"titles": "inputs.titles", "pair_counts": "inputs.pair_counts"},
             {"inputs.features": True, "inputs.word_vectors": False, **_GAP_ALONE},
         ),
         Preset(
