@@ -62,6 +62,10 @@ def test_connectors_join_across_of_and_two_layers_join_phrases():
     _, with_of = _trained(min_count=1, threshold=1.0, connector_words=ENGLISH_CONNECTOR_WORDS)
     connected = PhrasesSegmenter(with_of, threshold=1.0, min_count=1, connectors=True)
     assert connected.segment("bank of america login").to_pipe() == "bank of america|login"
+    # breaking inside the phrase costs the phrase's own score at either of its gaps, not -inf
+    ranked = connected.rank("bank of america login", 4)
+    inside = {seg.to_pipe(): score for seg, score in ranked[1:]}
+    assert inside["bank|of america|login"] == inside["bank of|america|login"] > float("-inf")
     ngrams = Counter(
         " ".join(words[i : i + n])
         for words in (s.split() for s in SENTENCES)

@@ -38,7 +38,8 @@ def configure(ev: argparse.ArgumentParser) -> None:
         "--compare",
         nargs=2,
         metavar=("A", "B"),
-        help="McNemar's test of systems A and B on the same queries, by query and by gap",
+        help="McNemar's test of systems A and B on the same queries, by query and by gap "
+        "(with --format json the output is then an object: systems and mcnemar)",
     )
     ev.add_argument("--format", choices=("table", "json"), default="table")
     ev.set_defaults(run=run)
@@ -63,6 +64,10 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
         if extra:
             note(f"{path}: {extra} segmentations of queries not in the gold file are ignored")
         systems[name] = outputs
+    names = [*systems, *(item.partition("=")[0] for item in args.system)]
+    for name in args.compare or ():
+        if name not in names:  # before any system runs
+            raise QsegError(f"--compare: no system named {name!r}; have {', '.join(names)}")
     given = resources(args) if args.system else None
     for item in args.system:
         name, eq, spec = item.partition("=")

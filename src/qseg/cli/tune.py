@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import IO
 
-from qseg.cli.common import add_resource_flags
+from qseg.cli.common import add_resource_flags, at_least_one
 
 
 def configure(tune: argparse.ArgumentParser) -> None:
@@ -55,6 +55,7 @@ def run_phrases(args: argparse.Namespace, out: IO[str]) -> None:
     from qseg.segmenters.phrases import PARAMS
     from qseg.segmenters.spec import format_spec
 
+    at_least_one(args.min_count, "--min-count")
     gold = read_references(args.gold)
     options = {
         "scoring": args.scoring,

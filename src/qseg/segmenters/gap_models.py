@@ -38,6 +38,9 @@ class LinearGapModel:
         from sklearn.linear_model import LogisticRegression
         from sklearn.svm import LinearSVC
 
+        if loss not in ("logistic", "hinge"):
+            raise ValueError(f"loss must be logistic or hinge, not {loss!r}")
+
         fill = np.zeros(x.shape[1])
         present = ~np.isnan(x).all(axis=0)  # columns such as POS without tags stay at 0
         fill[present] = np.nanmedian(x[:, present], axis=0)

@@ -6,14 +6,17 @@ Two ways, one per kind of evidence:
   the method of Huang et al. (2010) that paper 001 cites. A fragment of the query is ranked as
   a query of its own (:meth:`~qseg.segmenters.base.Segmenter.rank`, every segmentation of it
   where the method lists that many), and it is split in two at the gap whose best segmentation
-  with a break there scores highest; ties go to the gap the fragment's best segmentation breaks
-  first, then to the leftmost. Each half is split the same way, down to single words.
+  with a break there scores highest; among gaps that tie (for example every break of the
+  fragment's best segmentation), at the one whose best segmentation without a break there
+  scores lowest, the boundary that is costliest to join; then the leftmost. Each half is split
+  the same way, down to single words.
 - :func:`merge_tree`, for per-gap break probabilities (a trained model's): the two adjacent
   parts with the lowest break probability between them are joined first, bottom-up, until one
   tree remains (ties: the leftmost gap).
 
 Both give binary trees. :func:`nest` picks :func:`merge_tree` where the segmenter gives break
-probabilities, else :func:`split_tree`.
+probabilities, else :func:`split_tree`; queries of more than :data:`MAX_NESTED_WORDS` words are
+refused (the trees of paper 001 are of short queries, and splitting ranks every fragment).
 """
 
 from __future__ import annotations
@@ -22,12 +25,15 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from qseg.query import normalize
+from qseg.query import QueryError, normalize
 from qseg.segmentation import NestedSegmentation
 from qseg.segmenters.base import Segmenter
 
 MAX_RANKED = 512
 """Segmentations ranked per fragment: every one for fragments of up to 10 words."""
+
+MAX_NESTED_WORDS = 40
+"""The longest query :func:`nest` takes."""
 
 
 def split_tree(segmenter: Segmenter, query: str) -> NestedSegmentation:
@@ -42,14 +48,13 @@ def _split(segmenter: Segmenter, words: tuple[str, ...]) -> str | tuple[Any, ...
     if len(words) == 2:
         return words
     ranked = segmenter.rank(" ".join(words), MAX_RANKED)
-    best: dict[int, float] = {}
-    for segmentation, score in ranked:  # best first: the first with a break at a gap is its best
+    split: dict[int, float] = {}  # gap -> the best score with a break there
+    joined: dict[int, float] = {}  # gap -> the best score without one
+    for segmentation, score in ranked:  # best first: the first seen is the best
         for gap, brk in enumerate(segmentation.breaks):
-            if brk and gap not in best:
-                best[gap] = score
-    first = ranked[0][0].breaks
+            (split if brk else joined).setdefault(gap, score)
     gaps = range(len(words) - 1)
-    cut = max(gaps, key=lambda g: (best.get(g, -math.inf), first[g], -g))
+    cut = max(gaps, key=lambda g: (split.get(g, -math.inf), -joined.get(g, -math.inf), -g))
     return (_split(segmenter, words[: cut + 1]), _split(segmenter, words[cut + 1 :]))
 
 
@@ -69,8 +74,13 @@ def merge_tree(words: Sequence[str], break_probabilities: Sequence[float]) -> Ne
 def nest(segmenter: Segmenter, query: str) -> NestedSegmentation:
     """A binary tree over the query: from the segmenter's break probabilities where it gives
     them (:func:`merge_tree`), else by Huang et al.'s splitting (:func:`split_tree`)."""
+    words = normalize(query)
+    if len(words) > MAX_NESTED_WORDS:
+        raise QueryError(
+            f"a nested segmentation takes at most {MAX_NESTED_WORDS} words; this query has "
+            f"{len(words)}"
+        )
     probabilities = getattr(segmenter, "break_probabilities", None)
     if probabilities is None:
         return split_tree(segmenter, query)
-    words = normalize(query)
     return merge_tree(words, probabilities([words])[0])

@@ -9,8 +9,9 @@ second pass that joins phrases into longer ones, as gensim users do, from the sa
 Scorers (gensim's): ``default`` (Mikolov et al.: ``(count(ab) - min_count) * |vocabulary| /
 (count(a) count(b))``, threshold 10 by gensim's default) and ``npmi`` (normalized PMI in
 [-1, 1]). As a ranking, gensim's segmentation scores 0 and every other one minus the sum of
-``|score - threshold|`` over the gaps where it decides otherwise (joining two tokens gensim
-cannot score costs -inf), so the next ones flip the gaps closest to the threshold.
+``|score - threshold|`` over the gaps where it decides otherwise (a gap inside a phrase costs
+its phrase's score; joining two words gensim cannot score costs -inf), so the next ones flip
+the gaps closest to the threshold.
 """
 
 from __future__ import annotations
@@ -57,8 +58,9 @@ class PhrasesSegmenter:
         if math.isnan(threshold):
             raise ValueError("threshold must be a number, not NaN")
         if scoring == "npmi" and not -1 <= threshold <= 1:
+            effect = "joins nothing" if threshold > 1 else "joins every pair with a count"
             raise ValueError(
-                f"the npmi scorer scores in [-1, 1]; a threshold of {threshold} joins nothing "
+                f"the npmi scorer scores in [-1, 1]; a threshold of {threshold} {effect} "
                 "(try phrases(scoring=npmi, threshold=0.5))"
             )
         from gensim.models.phrases import ENGLISH_CONNECTOR_WORDS, Phrases
@@ -83,17 +85,25 @@ class PhrasesSegmenter:
         }
         self.spec = format_spec("phrases", PARAMS, values)
 
-    def _tokens(self, words: tuple[str, ...]) -> list[str]:
-        tokens = list(words)
+    def _analysis(self, words: tuple[str, ...]) -> tuple[tuple[int, ...], list[float | None]]:
+        """gensim's breaks, and for every gap it joined the score of the phrase that joined it
+        (the last pass's)."""
+        tokens: list[tuple[str, float | None]] = [(w, None) for w in words]
+        joined: list[float | None] = [None] * (len(words) - 1)
         for _ in range(self.layers):
-            tokens = [token for token, _ in self._phrases.analyze_sentence(tokens)]
-        return tokens
+            tokens = list(self._phrases.analyze_sentence([t for t, _ in tokens]))
+            start = 0
+            for token, score in tokens:
+                size = token.count(" ") + 1
+                if score is not None:
+                    joined[start : start + size - 1] = [score] * (size - 1)
+                start += size
+        breaks = tuple(int(score is None) for score in joined)
+        return breaks, joined
 
     def breaks_of(self, words: tuple[str, ...]) -> tuple[int, ...]:
-        breaks: list[int] = []
-        for token in self._tokens(words):
-            breaks += [0] * token.count(" ") + [1]
-        return tuple(breaks[:-1])
+        """gensim's segmentation of the words, as break bits."""
+        return self._analysis(words)[0]
 
     def segment(self, query: str) -> Segmentation:
         words = normalize(query)
@@ -105,22 +115,17 @@ class PhrasesSegmenter:
 
     def rank(self, query: str, k: int) -> list[tuple[Segmentation, float]]:
         words = normalize(query)
-        chosen = self.breaks_of(words)
+        chosen, joined = self._analysis(words)
         if_break, if_not = [], []
         for i, brk in enumerate(chosen):
-            cost = self._flip_cost(words[i], words[i + 1])
+            score = joined[i]  # inside a phrase: its score; else the pair's (-inf: no count)
+            if score is None:
+                score = self.pair_score(words[i], words[i + 1])
+            cost = math.inf if not math.isfinite(score) else max(abs(score - self.threshold), 1e-12)
             if_break.append(0.0 if brk else -cost)
             if_not.append(-cost if brk else 0.0)
         ranked = kbest_gaps(if_break, if_not, k)
         return [(Segmentation._trusted(words, breaks), score) for score, breaks in ranked]
-
-    def _flip_cost(self, a: str, b: str) -> float:
-        """How far the pair's score lies from the threshold (never 0, so gensim's own
-        segmentation stays first; ``inf`` where gensim cannot score the pair)."""
-        _, score = self._phrases.score_candidate(a, b, [])
-        if score is None:  # not above the threshold, or not scorable: score it directly
-            score = self.pair_score(a, b)
-        return max(abs(score - self.threshold), 1e-12) if math.isfinite(score) else math.inf
 
     def pair_score(self, a: str, b: str) -> float:
         """gensim's score of two adjacent words (-inf where a count is missing)."""
