@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
-from qseg.query import normalize
+from qseg.query import QueryError, normalize
 from qseg.segmentation import NestedSegmentation, Segmentation
 from qseg.segmenters.base import Segmenter
 
@@ -136,7 +136,11 @@ def nest_records(
     from qseg.segmenters.nesting import nest
 
     for ident, text in records:
-        yield ident, nest(segmenter, text)
+        try:
+            tree = nest(segmenter, text)
+        except QueryError as exc:
+            raise QueryError(f"query {ident}: {exc}" if ident is not None else str(exc)) from None
+        yield ident, tree
 
 
 def format_nested(ident: str | None, tree: NestedSegmentation, fmt: str) -> str:
