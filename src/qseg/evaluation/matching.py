@@ -18,7 +18,7 @@ With several references per query the reference is chosen by a protocol:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -160,6 +160,11 @@ def choose_reference(
     raise QsegError(f"unknown protocol {protocol!r}; choose from {', '.join(PROTOCOLS)}")
 
 
+def check_protocol(protocol: str) -> None:
+    if protocol not in PROTOCOLS:
+        raise QsegError(f"unknown protocol {protocol!r}; choose from {', '.join(PROTOCOLS)}")
+
+
 def evaluate(
     systems: Mapping[str, Mapping[str, Segmentation]],
     gold: Mapping[str, Sequence[Reference]],
@@ -170,20 +175,29 @@ def evaluate(
     Every gold query needs an output from every system; outputs for queries outside the gold
     set are ignored (the caller may report them).
     """
-    if protocol not in PROTOCOLS:
-        raise QsegError(f"unknown protocol {protocol!r}; choose from {', '.join(PROTOCOLS)}")
-    results = []
-    for name, outputs in systems.items():
-        matches = []
-        for query_id, references in gold.items():
-            predicted = outputs.get(query_id)
-            if predicted is None:
-                raise QsegError(f"system {name} has no segmentation for query {query_id}")
-            reference = choose_reference(protocol, references, predicted)
-            if reference is not None:
-                matches.append(match(query_id, predicted, reference))
-        results.append(aggregate(name, matches))
-    return results
+    check_protocol(protocol)  # also where there is no system to score
+    return [
+        aggregate(name, [match(*pair) for pair in judged(name, outputs, gold, protocol)])
+        for name, outputs in systems.items()
+    ]
+
+
+def judged(
+    name: str,
+    outputs: Mapping[str, Segmentation],
+    gold: Mapping[str, Sequence[Reference]],
+    protocol: str,
+) -> Iterator[tuple[str, Segmentation, Segmentation]]:
+    """``(query id, system output, reference)`` for every gold query the protocol keeps, in
+    gold order; a gold query without an output of system ``name`` is an error."""
+    check_protocol(protocol)
+    for query_id, references in gold.items():
+        predicted = outputs.get(query_id)
+        if predicted is None:
+            raise QsegError(f"system {name} has no segmentation for query {query_id}")
+        reference = choose_reference(protocol, references, predicted)
+        if reference is not None:
+            yield query_id, predicted, reference
 
 
 def majority_stability(

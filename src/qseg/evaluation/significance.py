@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from qseg.errors import QsegError
-from qseg.evaluation.matching import PROTOCOLS, choose_reference
+from qseg.evaluation.matching import check_protocol, judged, match
 from qseg.segmentation import Reference, Segmentation
 
 
@@ -66,8 +66,7 @@ def compare(
     protocol: str = "majority",
 ) -> tuple[McNemar, McNemar]:
     """McNemar's test of systems ``a`` and ``b`` on the gold queries: by query, and by gap."""
-    if protocol not in PROTOCOLS:
-        raise QsegError(f"unknown protocol {protocol!r}; choose from {', '.join(PROTOCOLS)}")
+    check_protocol(protocol)
     for name in (a, b):
         if name not in systems:
             raise QsegError(f"--compare: no system named {name!r}; have {', '.join(systems)}")
@@ -75,27 +74,14 @@ def compare(
         raise QsegError("--compare needs two different systems")
     queries = [0, 0, 0]  # units, right by a alone, right by b alone
     gaps = [0, 0, 0]
-    for query_id, references in gold.items():
-        decided = []
-        for name in (a, b):
-            predicted = systems[name].get(query_id)
-            if predicted is None:
-                raise QsegError(f"system {name} has no segmentation for query {query_id}")
-            reference = choose_reference(protocol, references, predicted)
-            if reference is None:
-                break
-            if predicted.words != reference.words:
-                raise QsegError(
-                    f"query {query_id}: system {name} segmented {predicted.query!r} "
-                    f"but the reference is of {reference.query!r}"
-                )
-            decided.append(
-                [p == r for p, r in zip(predicted.breaks, reference.breaks, strict=True)]
-            )
-        if len(decided) < 2:
-            continue  # the protocol drops the query
-        right_a, right_b = decided
-        _tally(queries, all(right_a), all(right_b))
+    of_b = {q: (p, r) for q, p, r in judged(b, systems[b], gold, protocol)}
+    for query_id, predicted, reference in judged(a, systems[a], gold, protocol):
+        # every protocol keeps or drops a query for both systems alike
+        pairs = ((predicted, reference), of_b[query_id])
+        _tally(queries, *(match(query_id, p, r).correct for p, r in pairs))
+        right_a, right_b = (
+            [x == y for x, y in zip(p.breaks, r.breaks, strict=True)] for p, r in pairs
+        )
         for x, y in zip(right_a, right_b, strict=True):
             _tally(gaps, x, y)
     return (

@@ -11,9 +11,14 @@ from qseg.errors import QsegError
 from qseg.evaluation.matching import choose_reference
 from qseg.resources.counts import NgramCounts
 from qseg.resources.probabilities import Probabilities
-from qseg.segmentation import Reference
+from qseg.segmentation import Reference, Segmentation
 from qseg.segmenters.phrases import PhrasesSegmenter
 from qseg.segmenters.pmi import TauChoice, tune_tau
+
+
+def _references(gold: Mapping[str, Sequence[Reference]], protocol: str) -> list[Segmentation]:
+    """Each query's ``protocol`` reference (queries without one are left out)."""
+    return [ref for refs in gold.values() if (ref := choose_reference(protocol, refs)) is not None]
 
 
 def tune_pmi(
@@ -21,9 +26,7 @@ def tune_pmi(
 ) -> TauChoice:
     """The PMI threshold maximizing break accuracy on each query's ``protocol`` reference
     (``majority`` or ``all-agree``; queries without one are left out)."""
-    references = [
-        ref for refs in gold.values() if (ref := choose_reference(protocol, refs)) is not None
-    ]
+    references = _references(gold, protocol)
     return tune_tau(probabilities, references)
 
 
@@ -49,9 +52,7 @@ def tune_phrases(
     layers) maximizing break accuracy on each query's ``protocol`` reference; ties go to the
     higher query accuracy, then to the lower threshold. Candidates are midpoints between
     quantiles of the scores of the references' adjacent word pairs (and one below all)."""
-    references = [
-        ref for refs in gold.values() if (ref := choose_reference(protocol, refs)) is not None
-    ]
+    references = _references(gold, protocol)
     if not references:
         raise QsegError("no references to tune on")
     probe = PhrasesSegmenter(counts, threshold=0.5, **options)  # type: ignore[arg-type]

@@ -133,6 +133,9 @@ _TREE_BINDS = {
     "seed": "random_state",
 }
 _TITLES = {"titles": Param(bool, True, "Wikipedia title features (false: no title set)")}
+_PAIR_COUNTS = {
+    "pair_counts": Param(bool, False, "counts of the pairs L0 R1 and L1 R0 (paper 004)")
+}
 _GAP_ALONE = {"inputs.lexicon": False, "inputs.name_statistics": False, "inputs.contextual": False}
 _GAP_ALONE |= {"decoding.joint": False}
 
@@ -169,10 +172,8 @@ PRESETS: dict[str, Preset] = {
                 "domain": Param(
                     bool, False, "the query's kind as a learned input (training on two kinds)"
                 ),
-                "pair_counts": Param(
-                    bool, False, "counts of the pairs L0 R1 and L1 R0 (paper 004)"
-                ),
             }
+            | _PAIR_COUNTS
             | _TITLES
             | _TREES,
             _TREE_BINDS
@@ -194,10 +195,7 @@ PRESETS: dict[str, Preset] = {
             "features",
             "paper 004 gap features, each gap decided alone",
             "n-gram counts, titles; optional POS tags",
-            _CLASSIFIER
-            | _TITLES
-            | {"pair_counts": Param(bool, False, "counts of the pairs L0 R1 and L1 R0 (paper 004)")}
-            | _TREES,
+            _CLASSIFIER | _TITLES | _PAIR_COUNTS | _TREES,
             _TREE_BINDS | {"titles": "inputs.titles", "pair_counts": "inputs.pair_counts"},
             {"inputs.features": True, "inputs.word_vectors": False, **_GAP_ALONE},
         ),
