@@ -352,3 +352,27 @@ def test_agree_errors(write):
     assert_one_line_error(qseg("agree", bad), "t.tsv:2: item 'q' is 'x y'")
     same = write("s.tsv", "q\ta\tx|y\nq\tb\tx|y\n")
     assert_one_line_error(qseg("agree", same), "alpha is undefined")
+
+
+def test_the_query_log_method(write):
+    queries = "new york hotels\nhotels new york\nnew york\nyork new\ncheap hotels\t3\n"
+    log = write("log.txt", queries)
+    titles = write("titles.txt", "New York Hotels\n")
+    flags = ["--query-log", log, "--titles", titles, "--method", "querylog(delta=0.5)"]
+    assert out(qseg("segment", *flags, "cheap new york hotels")) == "cheap|new york hotels\n"
+    nested = qseg("segment", "--nested", *flags, "cheap new york hotels")
+    assert out(nested) == "(cheap ((new york) hotels))\n"
+    phase1 = ["--query-log", log, "--method", "querylog(wiki=false, delta=0.5)"]
+    assert out(qseg("segment", *phase1, "cheap new york hotels")) == "cheap|new york|hotels\n"
+
+
+def test_the_query_log_method_refuses_bad_resources(write):
+    log = write("log.txt", "new york hotels\n")
+    empty = write("empty.txt", "\n\t0\n")
+    words = write("words.txt", "paris\nlondon\n")
+    result = qseg("segment", "--method", "querylog", "--query-log", empty, "--titles", words, "a b")
+    assert_one_line_error(result, "empty.txt: no usable queries")
+    result = qseg("segment", "--method", "querylog", "--query-log", log, "--titles", words, "a b")
+    assert_one_line_error(result, "words.txt: no multiword titles")
+    result = qseg("segment", "--method", "querylog", "a b")
+    assert_one_line_error(result, "needs a query log: pass --query-log FILE")

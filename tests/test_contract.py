@@ -41,6 +41,8 @@ CASES = {
     "pmi": "pmi",
     "phrases": "phrases(threshold=0.1, min_count=1)",
     "phrases (npmi, two layers)": "phrases(scoring=npmi, threshold=0.1, min_count=1, layers=2)",
+    "querylog": "querylog",
+    "querylog (Seg-Phase-1 only)": "querylog(wiki=false)",
     "always-split": "always-split",
     "never-split": "never-split",
     "joint": toy.TRAINED_SPECS["joint"],

@@ -34,7 +34,7 @@ def test_specs_round_trip_and_match_the_built_segmenter(spec, canonical):
         (
             "nope",
             "unknown method 'nope'; available: always-split, embeddings, features, joint, "
-            "naive, never-split, phrases, pmi, wiki",
+            "naive, never-split, phrases, pmi, querylog, wiki",
         ),
         ("naive(k=1)", "unknown parameter 'k=1'; known: none"),
         ("pmi(tau=high)", "tau must be of type float"),

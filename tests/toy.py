@@ -14,6 +14,7 @@ import numpy as np
 
 from qseg.resources.bundle import Resources
 from qseg.resources.counts import NgramCounts
+from qseg.resources.querylog import QueryLog
 from qseg.resources.titles import TitleSet
 from qseg.resources.vectors import WordVectors
 from qseg.segmentation import Segmentation
@@ -66,7 +67,7 @@ def gold(n: int = 150, seed: int = 0) -> tuple[Segmentation, ...]:
 @cache
 def resources() -> Resources:
     """Counts (words, phrases and their sub-n-grams high; pairs across units low), titles
-    (the phrases) and word vectors, all in memory."""
+    (the phrases), word vectors and a query log (other toy queries), all in memory."""
     counts: dict[str, int] = {}
     words = {w for text in PHRASES + WORDS for w in text.split()}
     for word in words:
@@ -83,7 +84,11 @@ def resources() -> Resources:
     vocabulary = tuple(sorted(words))
     vectors = WordVectors(vocabulary, rng.normal(size=(len(vocabulary), 8)).astype(np.float32))
     return Resources(
-        ngrams=NgramCounts(counts), titles=TitleSet(PHRASES), words=None, vectors=vectors
+        ngrams=NgramCounts(counts),
+        titles=TitleSet(PHRASES),
+        words=None,
+        vectors=vectors,
+        querylog=QueryLog([q.query for q in gold(300, seed=1)]),
     )
 
 

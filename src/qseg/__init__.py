@@ -40,6 +40,7 @@ def segmenter(
     titles: StrPath | None = None,
     unigrams: StrPath | None = None,
     bigrams: StrPath | None = None,
+    query_log: StrPath | None = None,
     allow_other_resources: bool = False,
 ) -> Segmenter:
     """A segmenter by method spec, shipped model name or model file path, reading resources
@@ -49,7 +50,9 @@ def segmenter(
     Without a method: the shipped default model (where none is shipped, the rule-based
     ``wiki(unseen_titles=true)`` where titles are available, else ``naive``).
     """
-    resources = Resources.load(ngrams=ngrams, titles=titles, unigrams=unigrams, bigrams=bigrams)
+    resources = Resources.load(
+        ngrams=ngrams, titles=titles, unigrams=unigrams, bigrams=bigrams, querylog=query_log
+    )
     return open_segmenter(
         method or default_method(resources),
         resources,

@@ -11,12 +11,18 @@ from qseg.errors import QsegError
 from qseg.resources.bundle import Resources
 
 
-def add_resource_flags(parser: argparse.ArgumentParser, probabilities: bool = True) -> None:
+def add_resource_flags(
+    parser: argparse.ArgumentParser, probabilities: bool = True, querylog: bool = True
+) -> None:
     group = parser.add_argument_group("resources (default: built-in Web1T counts, DBpedia names)")
     group.add_argument(
         "--ngrams", metavar="FILE", help="n-gram counts: a store, or ngram<TAB>count"
     )
     group.add_argument("--titles", metavar="FILE", help="Wikipedia titles: a store, or one a line")
+    if querylog:
+        group.add_argument(
+            "--query-log", metavar="FILE", help="a query log, one query a line (method querylog)"
+        )
     if probabilities:
         group.add_argument(
             "--unigrams", metavar="FILE", help="word log10 probabilities (PMI), word<TAB>logp"
@@ -40,6 +46,7 @@ def resources(args: argparse.Namespace) -> Resources:
         titles=args.titles,
         unigrams=getattr(args, "unigrams", None),
         bigrams=getattr(args, "bigrams", None),
+        querylog=getattr(args, "query_log", None),
     )
 
 

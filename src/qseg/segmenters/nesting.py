@@ -14,7 +14,8 @@ Two ways, one per kind of evidence:
   parts with the lowest break probability between them are joined first, bottom-up, until one
   tree remains (ties: the leftmost gap).
 
-Both give binary trees. :func:`nest` picks :func:`merge_tree` where the segmenter gives break
+Both give binary trees. :func:`nest` takes a segmenter's own ``nested_tree`` where it has one
+(the query-log method's, paper 000), else :func:`merge_tree` where it gives break
 probabilities, else :func:`split_tree`; queries of more than :data:`MAX_NESTED_WORDS` words are
 refused (the trees of paper 001 are of short queries, and splitting ranks every fragment).
 """
@@ -80,6 +81,9 @@ def nest(segmenter: Segmenter, query: str) -> NestedSegmentation:
             f"a nested segmentation takes at most {MAX_NESTED_WORDS} words; this query has "
             f"{len(words)}"
         )
+    own = getattr(segmenter, "nested_tree", None)
+    if own is not None:  # a method with its own nested output (the query-log method)
+        return own(words)
     probabilities = getattr(segmenter, "break_probabilities", None)
     if probabilities is None:
         return split_tree(segmenter, query)

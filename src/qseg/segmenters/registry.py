@@ -22,6 +22,8 @@ from qseg.segmenters.naive import NaiveSegmenter
 from qseg.segmenters.phrases import PARAMS as PHRASES_PARAMS
 from qseg.segmenters.phrases import PhrasesSegmenter
 from qseg.segmenters.pmi import PAPER_TAU, PmiSegmenter
+from qseg.segmenters.querylog import PARAMS as QUERYLOG_PARAMS
+from qseg.segmenters.querylog import QueryLogSegmenter
 from qseg.segmenters.spec import Method, Param, SpecError, format_spec, parse
 from qseg.segmenters.trainable import PRESETS, Preset, estimator_params
 from qseg.segmenters.wiki import MEDIAN_BIGRAM_COUNT, WikiSegmenter
@@ -58,6 +60,12 @@ def _pmi(res: Resources, tau: float) -> Segmenter:
 
 def _phrases(res: Resources, **params: Any) -> Segmenter:
     return PhrasesSegmenter(res.require_ngrams(), **params)
+
+
+def _querylog(res: Resources, wiki: bool, delta: float, max_words: int) -> Segmenter:
+    log = res.require_querylog("querylog")
+    titles = res.require_titles("querylog") if wiki else None
+    return QueryLogSegmenter(log, titles, wiki=wiki, delta=delta, max_words=max_words)
 
 
 def _always_split(res: Resources) -> Segmenter:
@@ -113,6 +121,13 @@ METHODS: dict[str, Method] = {
             "n-gram counts (and gensim)",
             _phrases,
             PHRASES_PARAMS,
+        ),
+        Method(
+            "querylog",
+            "Mishra et al.'s query-log segments, then Wiki-Boost (paper 000, Appendix A)",
+            "a query log (and Wikipedia titles for wiki=true)",
+            _querylog,
+            QUERYLOG_PARAMS,
         ),
         Method(
             "always-split",

@@ -1,0 +1,155 @@
+"""A query log held as an index: how often an n-gram's words occur in the log's queries, in
+order and together or anywhere, for the query-log segmentation of Mishra et al. (2011) and
+paper 000's Wiki-Boost.
+
+Unlike n-gram counts, the method needs query-level facts: for an n-gram ``M`` of ``n`` words,
+
+- ``k``: the (weighted) number of queries that contain every word of ``M`` (in any order);
+- ``N``: how many of those contain ``M`` as a contiguous n-gram, in order;
+- ``E``: how many would, were each query's words in random order: a query of ``l`` words holds
+  a given n-gram in order with probability ``(l - n + 1)! / l!``;
+- ``count``: occurrences of ``M`` in the log, for probabilities ``count / tokens``.
+
+The log is read once (one query a line, optionally ``<TAB>count``: the lines of ``qseg build
+ngrams --from text``, read by the same parser) into numpy arrays: words, query offsets, and a
+posting list of queries per word. Each n-gram asked about is answered by intersecting the
+posting lists of its words, then memoized. Held in memory: meant for logs of up to a few
+million distinct queries.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from qseg.errors import InputError
+from qseg.fileio import StrPath
+from qseg.query import words_of
+from qseg.resources.build.sources import text_batches
+
+_MEMO = 1 << 18
+"""N-grams whose statistics are kept (an LRU cache)."""
+
+
+@dataclass(frozen=True)
+class NgramStats:
+    """Log statistics of one n-gram (see the module docstring)."""
+
+    together: int  # k
+    contiguous: int  # N
+    expected: float  # E
+    count: int
+
+    @property
+    def significance(self) -> float:
+        """Hoeffding's exponent: ``P(N - E >= t) <= exp(-2 t^2 / k)``, so ``2 (N - E)^2 / k``
+        when ``N > E`` (the n-gram is more often contiguous than chance), else 0."""
+        excess = self.contiguous - self.expected
+        if excess <= 0 or self.together == 0:
+            return 0.0
+        return 2.0 * excess * excess / self.together
+
+
+class QueryLog:
+    """The queries of a log, indexed for :meth:`stats` and :meth:`count`."""
+
+    def __init__(self, queries: Iterable[str | tuple[str, int]], *, source: str = "memory") -> None:
+        weights: Counter[tuple[str, ...]] = Counter()
+        for item in queries:
+            text, weight = (item, 1) if isinstance(item, str) else item
+            words = tuple(words_of(text))
+            if words and weight > 0:
+                weights[words] += weight
+        self._index(weights, source)
+
+    @classmethod
+    def from_file(cls, path: StrPath) -> QueryLog:
+        """One query a line, optionally followed by ``<TAB>count``; blank lines and count 0
+        are skipped. A log without one usable line is refused, naming the file."""
+        weights: Counter[tuple[str, ...]] = Counter()
+        for lines, counts, _ in text_batches([Path(path)]):
+            for line, count in zip(lines, counts.tolist(), strict=True):
+                weights[tuple(line.split(" "))] += count
+        log = cls.__new__(cls)
+        log._index(weights, str(path))
+        return log
+
+    def _index(self, weights: Counter[tuple[str, ...]], source: str) -> None:
+        if not weights:
+            raise InputError(source, None, "no usable queries (every line is blank or has count 0)")
+        self.source = source
+        vocab: dict[str, int] = {}
+        ids: list[int] = []
+        lengths: list[int] = []
+        for words in weights:
+            ids.extend(vocab.setdefault(w, len(vocab)) for w in words)
+            lengths.append(len(words))
+        self.vocabulary = vocab
+        self.tokens = np.array(ids, dtype=np.int32)
+        self.offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=self.offsets[1:])
+        self.lengths = np.array(lengths, dtype=np.int64)
+        self.weights = np.array(list(weights.values()), dtype=np.int64)
+        self.queries = int(self.weights.sum())
+        self.total_tokens = int((self.weights * self.lengths).sum())
+        # postings: the distinct queries of each word, ascending
+        owner = np.repeat(np.arange(len(lengths), dtype=np.int32), lengths)
+        pairs = np.unique(self.tokens.astype(np.int64) << 32 | owner)
+        words, queries = pairs >> 32, (pairs & 0xFFFFFFFF).astype(np.int32)
+        bounds = np.searchsorted(words, np.arange(len(vocab) + 1))
+        self._postings = [queries[bounds[i] : bounds[i + 1]] for i in range(len(vocab))]
+        self.stats = lru_cache(maxsize=_MEMO)(self._stats)
+
+    @property
+    def distinct_queries(self) -> int:
+        return len(self.lengths)
+
+    def count(self, words: Sequence[str]) -> int:
+        """Occurrences of the n-gram in the log (each query times its count)."""
+        return self.stats(tuple(words)).count
+
+    def probability(self, words: Sequence[str]) -> float:
+        """``count / tokens``: the n-gram's relative frequency, the same base for every n."""
+        return self.count(words) / self.total_tokens
+
+    def _stats(self, words: tuple[str, ...]) -> NgramStats:
+        ids = [self.vocabulary.get(w, -1) for w in words]
+        if -1 in ids:
+            return NgramStats(0, 0, 0.0, 0)
+        needed = Counter(ids)
+        postings = sorted((self._postings[i] for i in needed), key=len)
+        candidates = postings[0]
+        for other in postings[1:]:
+            candidates = np.intersect1d(candidates, other, assume_unique=True)
+            if not len(candidates):
+                return NgramStats(0, 0, 0.0, 0)
+        n = len(ids)
+        repeated = len(needed) < n
+        together = contiguous = count = 0
+        expected = 0.0
+        tokens, offsets, weights = self.tokens, self.offsets, self.weights
+        for q in candidates.tolist():
+            query = tokens[offsets[q] : offsets[q + 1]].tolist()
+            if repeated and any(query.count(i) < m for i, m in needed.items()):
+                continue
+            weight = int(weights[q])
+            length = len(query)
+            together += weight
+            expected += weight / math.perm(length, n - 1)  # (l - n + 1)! / l!
+            hits = sum(1 for s in range(length - n + 1) if query[s : s + n] == ids)
+            if hits:
+                contiguous += weight
+                count += weight * hits
+        return NgramStats(together, contiguous, expected, count)
+
+    def __repr__(self) -> str:
+        return (
+            f"<QueryLog {self.queries} queries ({self.distinct_queries} distinct), "
+            f"{len(self.vocabulary)} words, {self.source}>"
+        )
