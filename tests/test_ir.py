@@ -17,13 +17,20 @@ from qseg.evaluation.ir.framework import (
     BQV,
     UNSEGMENTED,
     evaluate_ir,
+    kendall_taus,
     parse_measures,
     query_words,
     score_rankings,
 )
-from qseg.evaluation.ir.versions import QuotedQuery, all_quoted, bqv_candidates, quoted_versions
+from qseg.evaluation.ir.versions import (
+    QuotedQuery,
+    all_quoted,
+    bqv_candidates,
+    nested_versions,
+    quoted_versions,
+)
 from qseg.resources import Resources
-from qseg.segmentation import Segmentation
+from qseg.segmentation import NestedSegmentation, Segmentation
 from qseg.segmenters.registry import default_spec
 
 # -- quoted versions ------------------------------------------------------------------------
@@ -47,6 +54,31 @@ def test_a_version_separates_required_phrases_from_free_words():
     version = QuotedQuery.of(Segmentation.from_pipe("new york|yankees tickets|x"), frozenset({0}))
     assert version.phrases == (("new", "york"),)
     assert version.free == ("yankees", "tickets", "x")
+
+
+def test_versions_of_a_tree_quote_constituents_that_do_not_overlap():
+    tree = NestedSegmentation.from_brackets("(((new york) yankees) tickets)")
+    assert [v.text for v in nested_versions(tree)] == [
+        "new york yankees tickets",
+        '"new york yankees tickets"',
+        '"new york" yankees tickets',
+        '"new york yankees" tickets',  # as typed: the root's multiword children quoted
+    ]
+    balanced = nested_versions(NestedSegmentation.from_brackets("((a b) (c d))"))
+    assert [v.text for v in balanced] == [
+        "a b c d",
+        '"a b c d"',
+        '"a b" c d',
+        'a b "c d"',
+        '"a b" "c d"',
+    ]
+    assert [v.text for v in nested_versions(NestedSegmentation.from_brackets("x"))] == ["x"]
+    words = [f"w{i}" for i in range(32)]
+    tree = words
+    while len(tree) > 1:  # a balanced tree of 32 words has 458,330 versions
+        tree = [(tree[i], tree[i + 1]) for i in range(0, len(tree), 2)]
+    with pytest.raises(QsegError, match="has 458330 quoted versions; at most 4096"):
+        nested_versions(NestedSegmentation.from_tree(tree[0]))
 
 
 def test_bqv_candidates_are_every_segmentation_fully_quoted():
@@ -141,6 +173,24 @@ def test_oracle_qvrs_and_bqv_bf(tmp_path):
     assert table["nDCG@5"][BQV] == pytest.approx(sum(ndcg[BQV]["nDCG@5"].values()) / 2)
     tau = results.kendall_tau(results.bqv_reference, systems)
     assert {row["measure"] for row in tau} == {"nDCG@5", "RR(rel=2)@5"}
+
+
+def test_the_oracle_of_nested_segmentations(tmp_path):
+    collection = tiny_collection()
+    nested = {
+        "q1": NestedSegmentation.from_brackets("(((new york) yankees) tickets)"),
+        "q2": NestedSegmentation.from_brackets("((boston red) sox)"),
+    }
+    split = {q: Segmentation(w, (1,) * (len(w) - 1)) for q, w in query_words(collection).items()}
+    systems = {"nested": nested, "split": split}
+    results = evaluate_ir(
+        collection, TantivyEngine(tmp_path / "index"), systems, measures=["nDCG@5"], cache=None
+    )
+    ndcg = results.scores
+    assert ndcg["nested all-quoted"]["nDCG@5"]["q1"] == 1.0  # "new york yankees" tickets
+    assert ndcg["nested QVRS"]["nDCG@5"]["q1"] == 1.0
+    assert ndcg[UNSEGMENTED]["nDCG@5"]["q1"] < 1.0
+    assert kendall_taus(results, systems, bqv=True) == {}  # one flat system: no ranking
 
 
 def test_systems_must_segment_the_words_the_engine_sees(tmp_path):
@@ -343,3 +393,26 @@ def test_ir_eval_on_document_counts_compares_the_rule_based_methods(tmp_path, wr
     rule_based = default_spec(Resources())  # wiki(unseen_titles=true) where titles are installed
     systems = {c.rsplit(" ", 1)[0] for c in json.loads(result.stdout)["columns"][1:-1]}
     assert systems == {"naive", rule_based}
+
+
+def test_ir_eval_command_with_nested_systems(tmp_path, write):
+    docs = write("docs.tsv", "".join(f"{k}\t{v}\n" for k, v in DOCS.items()))
+    queries = write("queries.tsv", "q1\tNew York Yankees tickets\nq2\tboston red sox\n")
+    qrels = write("qrels", "q1 0 target 2\nq1 0 decoy 0\nq2 0 other 1\n")
+    args = ["--docs", docs, "--queries", queries, "--qrels", qrels, "--format", "json", "--quiet"]
+    command = [sys.executable, "-m", "qseg", "ir-eval", *map(str, args), "--no-cache"]
+    flat, nested = (
+        subprocess.run(
+            [*command, "--system", "wiki=wiki", *extra, "--cache-dir", str(tmp_path / "c")],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        for extra in ([], ["--nested"])
+    )
+    assert flat.returncode == 0 and nested.returncode == 0, flat.stderr + nested.stderr
+    flat_rows, nested_rows = (json.loads(r.stdout)["table"] for r in (flat, nested))
+    for a, b in zip(flat_rows, nested_rows, strict=True):
+        # the tree holds the flat segments as constituents: its versions include the flat ones
+        assert b["wiki QVRS"] >= a["wiki QVRS"]
+        assert a[UNSEGMENTED] == b[UNSEGMENTED]

@@ -63,6 +63,12 @@ def configure(ir: argparse.ArgumentParser) -> None:
         help="segmentations from a file, id<TAB>seg|ments (repeatable)",
     )
     what.add_argument(
+        "--nested",
+        action="store_true",
+        help="--system segmenters give trees (paper 001); versions quote non-overlapping "
+        "constituents",
+    )
+    what.add_argument(
         "--counts-from-documents",
         action="store_true",
         help="segmenters use n-gram counts built from the collection's documents",
@@ -134,6 +140,7 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
     from qseg.evaluation.ir.framework import (
         evaluate_ir,
         kendall_taus,
+        nest_queries,
         query_words,
         segment_queries,
     )
@@ -168,7 +175,8 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
     systems = {}
     for name, spec in specs.items():
         segmenter = open_segmenter(spec, given, allow_other_resources=args.allow_other_resources)
-        systems[name] = segment_queries(segmenter, words)
+        by = nest_queries if args.nested else segment_queries
+        systems[name] = by(segmenter, words)
     for name, path in files.items():
         systems[name] = read_segmentations(path)
     stop = ir.read_words(args.engine_stopwords) if args.engine_stopwords else frozenset()

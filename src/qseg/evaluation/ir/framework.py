@@ -25,10 +25,10 @@ from qseg.evaluation.ir.versions import (
     all_quoted,
     bqv_candidates,
     ir_words,
-    quoted_versions,
+    versions_of,
 )
 from qseg.evaluation.matching import aggregate, choose_reference, match
-from qseg.segmentation import Reference, Segmentation
+from qseg.segmentation import NestedSegmentation, Reference, Segmentation
 from qseg.segmenters.base import Segmenter
 
 DEFAULT_MEASURES = (
@@ -85,6 +85,15 @@ def segment_queries(
     ids = list(words)
     segmented = segmenter.segment_many(" ".join(words[qid]) for qid in ids)
     return dict(zip(ids, segmented, strict=True))
+
+
+def nest_queries(
+    segmenter: Segmenter, words: Mapping[str, tuple[str, ...]]
+) -> dict[str, NestedSegmentation]:
+    """A system's nested segmentation of every query (see :func:`qseg.segmenters.nesting.nest`)."""
+    from qseg.segmenters.nesting import nest
+
+    return {qid: nest(segmenter, " ".join(query)) for qid, query in words.items()}
 
 
 def query_words(collection: Collection) -> dict[str, tuple[str, ...]]:
@@ -157,20 +166,21 @@ class IrResults:
         from scipy.stats import kendalltau
 
         rows = []
+        names = [name for name in self.systems if name in segmentations]
         for measure in self.measures:
             reference = references[measure]
-            qvrs = [self.mean(f"{name} QVRS", measure) for name in self.systems]
+            qvrs = [self.mean(f"{name} QVRS", measure) for name in names]
             row: dict[str, Any] = {"measure": measure}
             for metric in MATCHING:
                 values = []
-                for name in self.systems:
+                for name in names:
                     matches = [
                         match(qid, segmentations[name][qid], reference[qid])
                         for qid in reference
                         if qid in segmentations[name]
                     ]
                     values.append(getattr(aggregate(name, matches), metric))
-                tau = kendalltau(qvrs, values).statistic if len(self.systems) > 1 else math.nan
+                tau = kendalltau(qvrs, values).statistic if len(names) > 1 else math.nan
                 row[metric] = float(tau)
             rows.append(row)
         return rows
@@ -179,7 +189,7 @@ class IrResults:
 def evaluate_ir(
     collection: Collection,
     engine: Engine,
-    systems: Mapping[str, Mapping[str, Segmentation]],
+    systems: Mapping[str, Mapping[str, Segmentation | NestedSegmentation]],
     *,
     measures: Sequence[str] = DEFAULT_MEASURES,
     cache: str | None = None,
@@ -191,7 +201,8 @@ def evaluate_ir(
 
     ``engine`` is indexed here unless it already holds the collection's index.
 
-    ``systems`` maps a name to the segmentation of each query of :func:`query_words`. With
+    ``systems`` maps a name to the segmentation of each query of :func:`query_words`, flat or
+    nested (a tree's versions quote sets of its constituents, see ``versions.py``). With
     ``bqv``, BQV_BF needs 2^(l-1) searches for an l-word query, so every column is computed
     over the queries of at most ``bqv_max_words`` words (the others are listed as skipped).
     """
@@ -210,8 +221,8 @@ def evaluate_ir(
                 raise QsegError(f"system {name} has no segmentation of query {qid}")
             if seg.words != query:
                 raise QsegError(
-                    f"system {name} segmented query {qid} as {seg.query!r}; the engine sees "
-                    f"{' '.join(query)!r}"
+                    f"system {name} segmented query {qid} as {' '.join(seg.words)!r}; the "
+                    f"engine sees {' '.join(query)!r}"
                 )
     # every distinct version of every query, once
     versions: dict[str, dict[str, QuotedQuery]] = {qid: {} for qid in words}
@@ -220,7 +231,7 @@ def evaluate_ir(
         per_system[name] = {}
         for qid in words:
             texts = []
-            for version in quoted_versions(segmentations[qid]):
+            for version in versions_of(segmentations[qid]):
                 versions[qid].setdefault(version.text, version)
                 texts.append(version.text)
             per_system[name][qid] = texts
@@ -305,8 +316,14 @@ def kendall_taus(
     gold: Mapping[str, Sequence[Reference]] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     """Kendall tau of the systems' rankings by QVRS and by matching metrics, against BQV_BF's
-    best segmentations and (majority of) ``gold``; empty with fewer than two systems."""
+    best segmentations and (majority of) ``gold``; over the flat systems (matching metrics
+    compare flat segmentations), empty with fewer than two."""
     taus: dict[str, list[dict[str, Any]]] = {}
+    systems = {
+        name: segs
+        for name, segs in systems.items()
+        if all(isinstance(s, Segmentation) for s in segs.values())
+    }
     if len(systems) < 2:
         return taus
     if bqv:
