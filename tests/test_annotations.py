@@ -66,7 +66,7 @@ def test_bracket_files_one_annotator_each(write):
     [
         ({"a.txt": "(x y)\n", "b.txt": "(x z)\n"}, "b.txt:1: item '1' is 'x y'"),
         ({"a.txt": "(x y)\n(p q)\n", "b.txt": "(x y)\n"}, "differ in length"),
-        ({"a.txt": "(x y\n"}, "a.txt:1: unbalanced"),
+        ({"a.txt": "(x y\n"}, "a.txt:1: unbalanced '(' in '(x y'"),
         ({"a.txt": "x|y\n"}, "a.txt:1: expected bracket text"),
         ({"a.txt": "(x y)\n\n"}, "a.txt:2: empty line"),
         ({"a.txt": ""}, "a.txt: no records"),
@@ -110,7 +110,7 @@ def test_annotation_tables_mix_flat_and_nested(write):
         ("q1\tann1\ta||b\n", "t.tsv:1: empty segment"),
         ("q1\ta|b\n", "t.tsv:1: expected 3 tab-separated fields"),
         ("\tann1\ta|b\n", "t.tsv:1: empty item"),
-        ("q1\tann1\t(a b\n", "t.tsv:1: unbalanced"),
+        ("q1\tann1\t(a b\n", "t.tsv:1: unbalanced '(' in '(a b'"),
         (b"q1\tann1\t\xff\n", "t.tsv:1: invalid UTF-8"),
     ],
 )

@@ -110,12 +110,13 @@ def read_webis_votes(path: StrPath) -> Annotations:
 
 
 def _parse_structure(text: str, source: str, lineno: int) -> Structure:
+    rooted = f"({text})"  # a line may hold several top-level groups: they get one root
     try:
         if text.lstrip().startswith("("):
-            return NestedSegmentation.from_brackets(f"({text})")
+            return NestedSegmentation.from_brackets(rooted)
         return Segmentation.from_pipe(text)
-    except QsegError as exc:
-        raise InputError(source, lineno, str(exc)) from None
+    except QsegError as exc:  # the message quotes the line as written, not the rooted text
+        raise InputError(source, lineno, str(exc).replace(repr(rooted), repr(text))) from None
 
 
 def read_bracket_files(paths: Sequence[StrPath]) -> Annotations:
