@@ -119,7 +119,9 @@ qseg segment --nested --method querylog --query-log queries.txt "new york yankee
 
 The log is a text file, one query a line, optionally `<TAB>count` (the lines `qseg build ngrams
 --from text` reads, read by the same parser). It is held in memory as an index (posting lists of
-queries per word), fine for logs of up to a few million distinct queries. Titles are the
+queries per word). On a synthetic log of a million queries (`python benchmarks/querylog.py`)
+it loads in 6.4 s with a peak of 664 MB, and Seg-Phase-1 segments 443 queries/s while every
+n-gram's statistics are computed for the first time (then memoized). Titles are the
 `--titles` store or the built-in DBpedia names.
 
 ## The method
