@@ -10,6 +10,8 @@ import sys
 import pytest
 from conftest import webis_file
 
+from qseg.resources.store import HEADER_REGION
+
 COUNTS = "new york\t100\nyork yankees\t10\nnew york yankees\t1\nyankees tickets\t2\n"
 
 
@@ -376,3 +378,16 @@ def test_the_query_log_method_refuses_bad_resources(write):
     assert_one_line_error(result, "words.txt: no multiword titles")
     result = qseg("segment", "--method", "querylog", "a b")
     assert_one_line_error(result, "needs a query log: pass --query-log FILE")
+
+
+def test_a_damaged_store_is_refused_in_one_line(ngrams, tmp_path):
+    store = tmp_path / "counts.qseg"
+    out(qseg("build", "ngrams", "--from", "counts", "--quiet", "-o", store, ngrams))
+    data = bytearray(store.read_bytes())
+    data[HEADER_REGION + 70] ^= 0x5A  # inside the data sections
+    store.write_bytes(bytes(data))
+    for flags in ([], ["--verify"]):
+        result = qseg("segment", "--ngrams", store, *flags, "new york")
+        assert_one_line_error(result, f"{store}: section", "is damaged (CRC-32 mismatch)")
+    assert "entries:" in out(qseg("store", "info", store))  # what it holds, damaged or not
+    assert_one_line_error(qseg("store", "verify", store), "is damaged")

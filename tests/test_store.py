@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import random
 import struct
+import zlib
 
 import numpy as np
 import pytest
@@ -173,13 +175,33 @@ def test_not_a_store(tmp_path):
         Store.open(tmp_path / "missing.qseg")
 
 
-def test_corrupt_data_is_found_by_verify(store_file):
+def test_damaged_data_is_refused_on_open_up_to_the_verify_size(store_file):
     data = bytearray(store_file.read_bytes())
     data[HEADER_REGION + 3] ^= 0xFF
     store_file.write_bytes(bytes(data))
-    store = Store.open(store_file)  # opening checks only the envelope
-    with pytest.raises(StoreError, match="is corrupt"):
+    message = f"{store_file}: section 'sizes' is damaged"
+    with pytest.raises(StoreError, match=message):
+        Store.open(store_file)  # small: verified on open
+    store = Store.open(store_file, verify=False)  # the envelope and the header only
+    with pytest.raises(StoreError, match=message):
         store.verify()
+    with pytest.raises(StoreError, match=message):
+        Store.open(store_file, verify=True)
+
+
+def test_a_header_whose_sections_leave_the_file_is_refused(store_file):
+    """A header with a valid checksum can still describe sections outside the data region
+    (written by another tool, or damaged before its checksum was taken)."""
+    data = store_file.read_bytes()
+    length = int.from_bytes(data[12:16], "little")
+    header = json.loads(data[32 : 32 + length])
+    header["layout"]["n_keys"] *= 1000
+    body = json.dumps(header, sort_keys=True).encode()
+    prefix = data[:12] + len(body).to_bytes(4, "little") + zlib.crc32(body).to_bytes(4, "little")
+    patched = prefix + data[20:32] + body
+    store_file.write_bytes(patched + data[len(patched) :])
+    with pytest.raises(StoreError, match=r"damaged store header: section '\w+' does not fit"):
+        Store.open(store_file, verify=False)
 
 
 def _reference_hash(key: str, seed: int) -> int:

@@ -19,6 +19,11 @@ def add_resource_flags(
         "--ngrams", metavar="FILE", help="n-gram counts: a store, or ngram<TAB>count"
     )
     group.add_argument("--titles", metavar="FILE", help="Wikipedia titles: a store, or one a line")
+    group.add_argument(
+        "--verify",
+        action="store_true",
+        help="check every store's checksums on open, whatever its size (default: up to 64 MiB)",
+    )
     if querylog:
         group.add_argument(
             "--query-log", metavar="FILE", help="a query log, one query a line (method querylog)"
@@ -47,6 +52,7 @@ def resources(args: argparse.Namespace) -> Resources:
         unigrams=getattr(args, "unigrams", None),
         bigrams=getattr(args, "bigrams", None),
         querylog=getattr(args, "query_log", None),
+        verify=True if args.verify else None,
     )
 
 

@@ -39,6 +39,7 @@ cdef class StoreView:
     cdef const uint64_t* values
     cdef const uint64_t* key_offsets
     cdef const uint8_t* key_bytes
+    cdef uint64_t key_limit
     cdef uint64_t[::1] decode
 
     cdef bint find(self, uint64_t h, const uint8_t** parts, const Py_ssize_t* lengths,

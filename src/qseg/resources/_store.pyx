@@ -114,11 +114,18 @@ def count_buckets(uint8_t[::1] sizes, const uint64_t[::1] hashes, int bucket_shi
 
 
 cdef class StoreView:
-    """Read-only lookups in the arrays of one store, wherever its bytes live (mmap or memory)."""
+    """Read-only lookups in the arrays of one store, wherever its bytes live (mmap or memory).
+
+    The layout's sections must lie inside ``buffer`` (``store.py`` checks the header before
+    making a view); the bytes inside them are not trusted: a lookup never reads outside its
+    sections, whatever the stored indexes and offsets say, and treats an impossible index as
+    a key that is not there.
+    """
 
     def __init__(self, buffer, dict layout, uint64_t[::1] decode):
         cdef const uint8_t[::1] mv = buffer
         cdef const uint8_t* base = &mv[0]
+        cdef uint64_t size = mv.shape[0]
         cdef Py_ssize_t sizes = layout["sizes"], bases = layout["bases"]
         cdef Py_ssize_t hashes, values, key_offsets, key_bytes, records
         self.buffer = buffer
@@ -136,6 +143,7 @@ cdef class StoreView:
             self.values = <const uint64_t*>(base + values)
             self.key_offsets = <const uint64_t*>(base + key_offsets)
             self.key_bytes = base + key_bytes
+            self.key_limit = size - key_bytes if size > <uint64_t>key_bytes else 0
         else:
             records = layout["records"]
             self.records = base + records
@@ -161,6 +169,8 @@ cdef class StoreView:
             start += self.sizes[t]
             t += 1
         end = start + self.sizes[bucket]
+        if end > self.n_keys or end < start:  # a damaged index: nothing found, nothing read
+            return False
         if not self.exact:
             fp = (h >> self.fp_shift) & self.fp_mask
             for r in range(start, end):
@@ -185,8 +195,11 @@ cdef class StoreView:
 
     cdef bint _same_key(self, uint64_t r, const uint8_t** parts, const Py_ssize_t* lengths,
                         Py_ssize_t nparts) noexcept nogil:
-        cdef const uint8_t* key = self.key_bytes + self.key_offsets[r]
-        cdef uint64_t remaining = self.key_offsets[r + 1] - self.key_offsets[r]
+        cdef uint64_t low = self.key_offsets[r], high = self.key_offsets[r + 1]
+        if low > high or high > self.key_limit:  # damaged offsets: not this key
+            return False
+        cdef const uint8_t* key = self.key_bytes + low
+        cdef uint64_t remaining = high - low
         cdef Py_ssize_t p
         for p in range(nparts):
             if p:
@@ -234,10 +247,25 @@ cdef class StoreView:
         return values, found, extendable
 
     def key_at(self, uint64_t r):
-        """The key of record ``r`` (exact stores only)."""
-        cdef const uint8_t* start = self.key_bytes + self.key_offsets[r]
-        return start[: self.key_offsets[r + 1] - self.key_offsets[r]].decode("utf-8")
+        """The key of record ``r`` (exact stores only); ``ValueError`` if its offsets or bytes
+        are damaged."""
+        self._check_record(r)
+        cdef uint64_t low = self.key_offsets[r], high = self.key_offsets[r + 1]
+        if low > high or high > self.key_limit:
+            raise ValueError(f"record {r}: key offsets {low}..{high} out of range")
+        cdef const uint8_t* start = self.key_bytes + low
+        try:
+            return start[: high - low].decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(f"record {r}: key is not UTF-8") from None
 
     def entry_at(self, uint64_t r):
         """``(value, extendable)`` of record ``r`` (exact stores only)."""
+        self._check_record(r)
         return self.values[r] & ~EXT_BIT, (self.values[r] & EXT_BIT) != 0
+
+    def _check_record(self, uint64_t r):
+        if not self.exact:
+            raise ValueError("a compact store keeps no keys or exact values")
+        if r >= self.n_keys:
+            raise IndexError(f"record {r} of {self.n_keys}")

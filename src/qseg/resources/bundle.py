@@ -49,13 +49,15 @@ class Resources:
         unigrams: StrPath | None = None,
         bigrams: StrPath | None = None,
         querylog: StrPath | None = None,
+        verify: bool | None = None,
     ) -> Resources:
-        """Read resources from files; word and 2-gram probability files go together."""
+        """Read resources from files; word and 2-gram probability files go together. Stores
+        are checked as :meth:`~qseg.resources.store.Store.open` says (``verify``)."""
         if (unigrams is None) != (bigrams is None):
             raise QsegError("word probabilities need both a unigram and a bigram file")
         return cls(
-            ngrams=NgramCounts.from_file(ngrams) if ngrams is not None else None,
-            titles=TitleSet.from_file(titles) if titles is not None else None,
+            ngrams=NgramCounts.from_file(ngrams, verify) if ngrams is not None else None,
+            titles=TitleSet.from_file(titles, verify) if titles is not None else None,
             probabilities=(
                 LogProbabilities.from_files(unigrams, bigrams)
                 if unigrams is not None and bigrams is not None

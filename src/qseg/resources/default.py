@@ -61,11 +61,9 @@ def _cached(path: Path) -> Store | None:
     if not Store.is_store(path):
         return None
     try:
-        store = Store.open(path)
-        store.verify()
+        return Store.open(path, verify=True)
     except StoreError:
         return None
-    return store
 
 
 def _once(path: Path, load: Callable[[Path], T | None], build: Callable[[], T]) -> T:
