@@ -88,9 +88,10 @@ def main() -> None:
         "segmentation (paper 000, Table 6); with four systems it moves in steps of 1/3.",
         "",
         "With `--nested` each system gives binary trees (`qseg segment --nested`); a quoted",
-        "version quotes constituents of the tree that do not overlap, and the version as typed",
-        "quotes the root's multiword children. A tree has more versions than its flat reading,",
-        "so its QVRS, an oracle over versions, is higher for that reason alone.",
+        "version quotes constituents of the tree that do not overlap; the column `top-level",
+        "quoted` (in place of `all-quoted`) quotes the root's multiword children, the tree's",
+        "coarsest reading, often most of the query. A tree has more versions than its flat",
+        "reading, so its QVRS, an oracle over versions, is higher for that reason alone.",
         "",
     ]
     for title, arguments in runs.items():

@@ -12,12 +12,11 @@ themselves (a log holding the very queries it segments, as a real log would hold
 from __future__ import annotations
 
 import argparse
-import json
 import tempfile
 from pathlib import Path
 
 from _logs import write_demo_log
-from _qseg import qseg
+from _qseg import evaluate, qseg
 
 from qseg.fileio import atomic_write
 from qseg.segmenters.pmi import PAPER_TAU
@@ -29,28 +28,9 @@ PMI_Q_TAU = 0.156
 SYSTEMS = {
     "Mishra et al. (Seg-Phase-1), delta 0.05": "querylog(wiki=false)",
     "Mishra et al. + Wiki-Boost (Seg-Phase-2), delta 0.05": "querylog",
-    "Mishra et al. + Wiki-Boost, delta 0.001 (in-sample choice)": "querylog(delta=0.001)",
+    "Mishra et al. + Wiki-Boost, delta 0.001 (stricter, for comparison)": "querylog(delta=0.001)",
     f"PMI-Q, paper 000's tau {PMI_Q_TAU}": f"pmi(tau={PMI_Q_TAU})",
 }
-
-
-def evaluate(gold: Path, log: Path, counts: Path, systems: dict[str, str]) -> list[dict]:
-    args = [f"{name}={spec}" for name, spec in systems.items()]
-    flags = [f for a in args for f in ("--system", a)]
-    return json.loads(
-        qseg(
-            "evaluate",
-            "--gold",
-            str(gold),
-            "--query-log",
-            str(log),
-            "--ngrams",
-            str(counts),
-            *flags,
-            "--format",
-            "json",
-        )
-    )
 
 
 def main() -> None:
@@ -85,7 +65,8 @@ def main() -> None:
             tuned = qseg("tune", "pmi", "--gold", str(gold), "--ngrams", str(counts))
             tau = float(tuned.split("\t")[0].removeprefix("tau="))
             systems = {**SYSTEMS, f"PMI-Q, tau {tau:.3f} (in-sample choice)": f"pmi(tau={tau!r})"}
-            for result in evaluate(gold, log, counts, systems):
+            flags = ["--query-log", str(log), "--ngrams", str(counts)]
+            for result in evaluate(gold, systems, *flags).values():
                 rows.append(
                     [
                         f"{label} ({lines:,} lines)",
@@ -128,11 +109,12 @@ n-gram's statistics are computed for the first time (then memoized). Titles are 
 
 - **Seg-Phase-1** (Mishra et al., WWW 2011): for an n-gram M of n words, among the k log queries
   that hold all its words (in any order), N hold M contiguously and in order, and E would if
-  each query's words were shuffled (a query of l words holds it with probability
-  (l-n+1)!/l!). Hoeffding's inequality bounds the chance of N - E >= t by exp(-2t^2/k): M's score
-  is 2(N-E)^2/k, and M may be a segment iff that bound is at most `delta` (N > E and score >=
-  ln(1/delta)). A query's segmentation maximizes the sum of its segments' scores (exact dynamic
-  program; single words score 0).
+  each query's words were shuffled (a query of l different words holds it with probability
+  (l-n+1)!/l!; where words repeat, E counts the expected occurrences, exact whenever M fits
+  only once and stricter otherwise). Hoeffding's inequality bounds the chance of N - E >= t
+  by exp(-2t^2/k): M's score is 2(N-E)^2/k, and M may be a segment iff that bound is at most
+  `delta` (N > E and score >= ln(1/delta)). A query's segmentation maximizes the sum of its
+  segments' scores (exact dynamic program; single words score 0).
 - **Wiki-Boost** (paper 000, Algorithm 1): a title, segmented by Seg-Phase-1 into s1..sn, scores
   max(PMI(s1..s(n-1); sn), PMI(s1; s2..sn)) with frequencies from the log; a word scores its
   probability in the log.
@@ -150,12 +132,12 @@ al.'s paper is not among the papers here.
 
 1. **PMI is a ratio**, p(ab) / (p(a) p(b)), not its logarithm: Seg-Phase-2 multiplies scores, and
    log-PMIs may be negative. Probabilities are counts over the log's word tokens, for every n.
-   A consequence: a title joins whenever its words occur together in the log at all (a PMI
+   A consequence: a title joins whenever the log holds it at all, as that n-gram (a PMI
    ratio is rarely below the product of word probabilities it replaces).
 2. **A title Seg-Phase-1 leaves whole** (n = 1: the formula has no two parts) is scored over its
    words, max(PMI(w1..w(m-1); wm), PMI(w1; w2..wm)). A Seg-Phase-1 segment that is not a
    title is scored the same way; Seg-Phase-2 joins segments only into titles.
-3. **Unseen text**: a title whose words never occur together in the log has PMI 0 and is never
+3. **Unseen text**: a title the log never holds (in order, side by side) has PMI 0 and is never
    joined; a word the log lacks scores 1 (it can only stand alone, so its score is common to
    every candidate and changes nothing).
 4. **Titles are looked up when a query needs them**, which gives the scores Algorithm 1 would

@@ -187,10 +187,17 @@ def test_the_oracle_of_nested_segmentations(tmp_path):
         collection, TantivyEngine(tmp_path / "index"), systems, measures=["nDCG@5"], cache=None
     )
     ndcg = results.scores
-    assert ndcg["nested all-quoted"]["nDCG@5"]["q1"] == 1.0  # "new york yankees" tickets
+    assert ndcg["nested top-level quoted"]["nDCG@5"]["q1"] == 1.0  # "new york yankees" tickets
     assert ndcg["nested QVRS"]["nDCG@5"]["q1"] == 1.0
     assert ndcg[UNSEGMENTED]["nDCG@5"]["q1"] < 1.0
     assert kendall_taus(results, systems, bqv=True) == {}  # one flat system: no ranking
+    # a query a system could not nest (nest_queries gives None) is left out of every column
+    nested["q2"] = None
+    fewer = evaluate_ir(
+        collection, TantivyEngine(tmp_path / "index"), systems, measures=["nDCG@5"], cache=None
+    )
+    assert fewer.skipped_nested == ["q2"] and fewer.queries == 1
+    assert set(fewer.scores["split QVRS"]["nDCG@5"]) == {"q1"}
 
 
 def test_systems_must_segment_the_words_the_engine_sees(tmp_path):
@@ -416,3 +423,12 @@ def test_ir_eval_command_with_nested_systems(tmp_path, write):
         # the tree holds the flat segments as constituents: its versions include the flat ones
         assert b["wiki QVRS"] >= a["wiki QVRS"]
         assert a[UNSEGMENTED] == b[UNSEGMENTED]
+
+
+def test_a_query_too_long_to_nest_gets_no_tree():
+    from qseg.evaluation.ir.framework import nest_queries
+    from qseg.segmenters.registry import create
+
+    trees = nest_queries(create("always-split"), {"short": ("a", "b", "c"), "long": ("w",) * 45})
+    assert trees["long"] is None
+    assert trees["short"] == NestedSegmentation.from_brackets("(a (b c))")

@@ -12,7 +12,7 @@ from qseg.resources.bundle import Resources
 from qseg.resources.querylog import QueryLog
 from qseg.resources.titles import TitleSet
 from qseg.segmentation import NestedSegmentation, Segmentation
-from qseg.segmenters.nesting import nest
+from qseg.segmenters.nesting import nest, split_tree
 from qseg.segmenters.querylog import QueryLogSegmenter
 from qseg.segmenters.registry import create
 from qseg.segmenters.spec import SpecError
@@ -47,14 +47,20 @@ def test_statistics_of_an_ngram(log):
     assert log.probability(("hotels",)) == 5 / 16
 
 
-def test_repeated_words_need_as_many_in_the_query():
+def test_repeated_words_need_as_many_in_the_query_and_count_by_their_arrangements():
     log = QueryLog(["a a b", "a b"])
     twice = log.stats(("a", "a"))
     assert (twice.together, twice.contiguous, twice.count) == (1, 1, 1)
-    assert twice.expected == pytest.approx(1 / 3)
+    assert twice.expected == pytest.approx(2 / 3)  # 2 of the 3 orders of a, a, b
     pair = log.stats(("a", "b"))
     assert (pair.together, pair.contiguous) == (2, 2)
-    assert pair.expected == pytest.approx(1 / 3 + 1 / 2)
+    assert pair.expected == pytest.approx(2 / 3 + 1 / 2)
+    # shuffling "ha ha" changes nothing: no excess over chance, never significant
+    laughs = QueryLog(["ha ha"] * 10).stats(("ha", "ha"))
+    assert (laughs.contiguous, laughs.expected, laughs.significance) == (10, 10.0, 0.0)
+    # "new york" is in 24 of the 60 orders of "new york to new jersey"
+    trips = QueryLog(["new york to new jersey"] * 3 + ["new jersey to new york"] * 3)
+    assert trips.stats(("new", "york")).expected == pytest.approx(6 * 24 / 60)
 
 
 def test_reading_a_log_file(write):
@@ -69,6 +75,7 @@ def test_reading_a_log_file(write):
     ("content", "message"),
     [
         ("", "log.txt: no usable queries (every line is blank or has count 0)"),
+        ("new york\t3000000000000000000\n", "log.txt: the counts add up to 6000000000000000000"),
         ("\n \nparis\t0\n", "log.txt: no usable queries"),
         ("new york\t1.5\n", "log.txt:1: count '1.5' after the last tab"),
     ],
@@ -127,6 +134,16 @@ def test_the_nested_output_joins_phase_1_then_phase_2(log):
         "(cheap ((new york) hotels))"
     )
     assert nest(method, "hotels") == NestedSegmentation.from_brackets("hotels")
+
+
+def test_the_nested_output_is_the_methods_own_not_huang_splitting():
+    # nothing significant: every gap is between Seg-Phase-2 segments, and the pairs join in
+    # order of their PMI in the log: x y (5 * 15 / (5 * 6)), then y z (15 / (6 * 3)), w x never
+    log = QueryLog([*["x y"] * 5, "y z", "z", "z", "w"])
+    method = QueryLogSegmenter(log, wiki=False, delta=1e-300)
+    own = nest(method, "w x y z")
+    assert own == NestedSegmentation.from_brackets("(w ((x y) z))")
+    assert split_tree(method, "w x y z") != own
 
 
 def test_wiki_boost_needs_multiword_titles(log, write):

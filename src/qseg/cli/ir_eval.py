@@ -65,8 +65,8 @@ def configure(ir: argparse.ArgumentParser) -> None:
     what.add_argument(
         "--nested",
         action="store_true",
-        help="--system segmenters give trees (paper 001); versions quote non-overlapping "
-        "constituents",
+        help="--system segmenters give trees (paper 001; --segmentations files stay flat); "
+        "versions quote constituents that do not overlap",
     )
     what.add_argument(
         "--counts-from-documents",
@@ -145,6 +145,7 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
         segment_queries,
     )
     from qseg.evaluation.ir.report import table_rows, tau_rows, to_json
+    from qseg.evaluation.ir.versions import MAX_NESTED_VERSIONS
     from qseg.fileio import cache_dir
     from qseg.models import default_method, open_segmenter
     from qseg.progress import progress_bar
@@ -211,6 +212,11 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
             f"\nKendall tau, systems ranked by QVRS vs by matching metrics against {reference}:\n\n"
         )
         out.write(render_table(*tau_rows(rows), markdown=markdown) + "\n")
+    if results.skipped_nested:
+        out.write(
+            f"\n{len(results.skipped_nested)} queries left out: too long to nest, or their "
+            f"trees have over {MAX_NESTED_VERSIONS:,} quoted versions\n"
+        )
     if results.skipped_bqv:
         out.write(
             f"\nBQV_BF skipped {len(results.skipped_bqv)} queries of more than "

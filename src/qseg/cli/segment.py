@@ -43,8 +43,9 @@ def configure(seg: argparse.ArgumentParser) -> None:
     seg.add_argument(
         "--nested",
         action="store_true",
-        help="print a binary tree per query, ((new york) yankees): from a model's break "
-        "probabilities, else by splitting at the weakest boundary (Huang et al. 2010)",
+        help="print a binary tree per query, ((new york) yankees): the method's own where it "
+        "has one (querylog), else from a model's break probabilities, else by splitting at "
+        "the weakest boundary (Huang et al. 2010)",
     )
     seg.add_argument(
         "--cache",

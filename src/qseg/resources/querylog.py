@@ -6,8 +6,13 @@ Unlike n-gram counts, the method needs query-level facts: for an n-gram ``M`` of
 
 - ``k``: the (weighted) number of queries that contain every word of ``M`` (in any order);
 - ``N``: how many of those contain ``M`` as a contiguous n-gram, in order;
-- ``E``: how many would, were each query's words in random order: a query of ``l`` words holds
-  a given n-gram in order with probability ``(l - n + 1)! / l!``;
+- ``E``: how many would, were each query's words in random order: the expected number of
+  times a shuffled query holds the n-gram, ``prod_w c_w! / (c_w - m_w)! / (l (l-1) ... (l-n+2))``
+  for a query of ``l`` words holding word ``w`` ``c_w`` times where the n-gram has it ``m_w``
+  times; ``(l - n + 1)! / l!`` when the words are all different. It is the probability that
+  the shuffled query holds the n-gram whenever the n-gram can occur in it only once (one of its
+  words occurs in the query no more often than in the n-gram: nearly always), and above that
+  probability otherwise (``ha ha`` in ``ha ha ha``), which only makes the test stricter;
 - ``count``: occurrences of ``M`` in the log, for probabilities ``count / tokens``.
 
 The log is read once (one query a line, optionally ``<TAB>count``: the lines of ``qseg build
@@ -34,6 +39,8 @@ from qseg.resources.build.sources import text_batches
 
 _MEMO = 1 << 18
 """N-grams whose statistics are kept (an LRU cache)."""
+_MAX_TOTAL = 1 << 62
+"""The most word tokens (counts included) a log may hold: every sum stays in 64 bits."""
 
 
 @dataclass(frozen=True)
@@ -98,16 +105,24 @@ class QueryLog:
         for words in weights:
             ids.extend(vocab.setdefault(w, len(vocab)) for w in words)
             lengths.append(len(words))
+        self.queries = sum(weights.values())
+        self.total_tokens = sum(w * len(q) for q, w in weights.items())
+        if self.total_tokens >= _MAX_TOTAL:
+            raise InputError(
+                source,
+                None,
+                f"the counts add up to {self.total_tokens} words, more than qseg can add up "
+                f"(2^62); is a count column wrong?",
+            )
         self.vocabulary = vocab
         self.tokens = np.array(ids, dtype=np.int32)
         self.lengths = np.array(lengths, dtype=np.int64)
         self.weights = np.array(list(weights.values()), dtype=np.int64)
-        self.queries = int(self.weights.sum())
-        self.total_tokens = int((self.weights * self.lengths).sum())
         # each token's query; each word's token positions and distinct queries, ascending
         self._owner = np.repeat(np.arange(len(lengths), dtype=np.int32), lengths)
         self._order = np.argsort(self.tokens, kind="stable")
         self._bounds = np.searchsorted(self.tokens[self._order], np.arange(len(vocab) + 1))
+        self._word_owners = self._owner[self._order]  # per word, its tokens' queries, ascending
         pairs = np.unique(self.tokens.astype(np.int64) << 32 | self._owner)
         words, queries = pairs >> 32, (pairs & 0xFFFFFFFF).astype(np.int32)
         bounds = np.searchsorted(words, np.arange(len(vocab) + 1))
@@ -138,17 +153,24 @@ class QueryLog:
         candidates = postings[0]
         for other in postings[1:]:
             candidates = _within(candidates, other)
-        for word, times in needed.items():  # a repeated word must occur as often
-            if times > 1:
-                queries, counts = np.unique(self._owner[self._positions(word)], return_counts=True)
-                candidates = _within(candidates, queries[counts >= times])
+        # per candidate query: how many arrangements of its words put the n-gram's words at
+        # given places (prod of c_w! / (c_w - m_w)!); a query without enough of a word drops
+        arrangements = np.ones(len(candidates))
+        for word, times in needed.items():
+            owners = self._word_owners[self._bounds[word] : self._bounds[word + 1]]
+            have = np.searchsorted(owners, candidates, "right") - np.searchsorted(
+                owners, candidates, "left"
+            )
+            for j in range(times):
+                arrangements *= np.maximum(have - j, 0)
+        keep = arrangements > 0
+        candidates, arrangements = candidates[keep], arrangements[keep]
         if not len(candidates):
             return NgramStats(0, 0, 0.0, 0)
         weights = self.weights[candidates]
         lengths = self.lengths[candidates].astype(np.float64)
-        chance = np.ones(len(candidates))
-        for j in range(n - 1):  # (l - n + 1)! / l! = 1 / (l (l - 1) ... (l - n + 2))
-            chance /= lengths - j
+        for j in range(n - 1):  # over the l (l - 1) ... (l - n + 2) ways to place the rest
+            arrangements /= lengths - j
         # contiguous occurrences: around each position of the rarest word, the other tokens
         rarest = min(range(n), key=lambda j: len(self._positions(ids[j])))
         starts = self._positions(ids[rarest]) - rarest
@@ -161,7 +183,7 @@ class QueryLog:
         return NgramStats(
             together=int(weights.sum()),
             contiguous=int(self.weights[np.unique(owners)].sum()),
-            expected=float((weights * chance).sum()),
+            expected=float((weights * arrangements).sum()),
             count=int(self.weights[owners].sum()),
         )
 

@@ -23,7 +23,8 @@ What the sources leave open, and what qseg chose (docs/query-log.md says the sam
 2. A title that Seg-Phase-1 leaves whole (n = 1, where the formula has no two parts) is scored
    over its words: ``max(PMI(w1..w(m-1); wm), PMI(w1; w2..wm))``. A Seg-Phase-1 segment that is
    not a title is scored the same way; Seg-Phase-2 only ever joins segments into titles.
-3. A title whose words never occur together in the log has PMI 0 and is never joined; a word
+3. A title that never occurs in the log (as that n-gram: in order, side by side) has PMI 0 and
+   is never joined; a word
    the log lacks scores 1 (it can only stand alone, so its score is common to every candidate).
 4. Titles are looked up as they are needed: the same as scoring every title first (Algorithm 1),
    without segmenting millions of titles no query asks for. No stemming (the paper stems titles
@@ -146,7 +147,7 @@ class QueryLogSegmenter:
 
     def _boost_score(self, words: tuple[str, ...]) -> float | None:
         """log of the Wiki-Boost score of a multiword segment; ``None`` when the log never has
-        its words together."""
+        it (as that n-gram, in order)."""
         whole = self.log.count(words)
         if not whole:
             return None

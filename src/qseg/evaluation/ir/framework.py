@@ -21,10 +21,12 @@ from qseg.errors import QsegError
 from qseg.evaluation.ir.cache import CachedSearch
 from qseg.evaluation.ir.engines.base import Engine
 from qseg.evaluation.ir.versions import (
+    MAX_NESTED_VERSIONS,
     QuotedQuery,
     all_quoted,
     bqv_candidates,
     ir_words,
+    version_count,
     versions_of,
 )
 from qseg.evaluation.matching import aggregate, choose_reference, match
@@ -78,6 +80,17 @@ def score_rankings(
     return values
 
 
+def _unnested(
+    segmentations: Mapping[str, Segmentation | NestedSegmentation | None], qid: str
+) -> bool:
+    if qid not in segmentations:
+        return False  # not a nested system's gap: a missing segmentation is an error below
+    seg = segmentations[qid]
+    if seg is None:  # a nested system that could not nest this query
+        return True
+    return isinstance(seg, NestedSegmentation) and version_count(seg) > MAX_NESTED_VERSIONS
+
+
 def segment_queries(
     segmenter: Segmenter, words: Mapping[str, tuple[str, ...]]
 ) -> dict[str, Segmentation]:
@@ -89,11 +102,15 @@ def segment_queries(
 
 def nest_queries(
     segmenter: Segmenter, words: Mapping[str, tuple[str, ...]]
-) -> dict[str, NestedSegmentation]:
-    """A system's nested segmentation of every query (see :func:`qseg.segmenters.nesting.nest`)."""
-    from qseg.segmenters.nesting import nest
+) -> dict[str, NestedSegmentation | None]:
+    """A system's nested segmentation of every query (see :func:`qseg.segmenters.nesting.nest`);
+    ``None`` for a query too long to nest, which :func:`evaluate_ir` then leaves out."""
+    from qseg.segmenters.nesting import MAX_NESTED_WORDS, nest
 
-    return {qid: nest(segmenter, " ".join(query)) for qid, query in words.items()}
+    return {
+        qid: nest(segmenter, " ".join(query)) if len(query) <= MAX_NESTED_WORDS else None
+        for qid, query in words.items()
+    }
 
 
 def query_words(collection: Collection) -> dict[str, tuple[str, ...]]:
@@ -116,6 +133,7 @@ class IrResults:
     scores: dict[str, dict[str, dict[str, float]]]  # column -> measure -> qid -> score
     bqv_reference: dict[str, dict[str, Segmentation]] = field(default_factory=dict)
     skipped_bqv: list[str] = field(default_factory=list)
+    skipped_nested: list[str] = field(default_factory=list)
     searches: int = 0
     cache_hits: int = 0
 
@@ -202,7 +220,9 @@ def evaluate_ir(
     ``engine`` is indexed here unless it already holds the collection's index.
 
     ``systems`` maps a name to the segmentation of each query of :func:`query_words`, flat or
-    nested (a tree's versions quote sets of its constituents, see ``versions.py``). With
+    nested (a tree's versions quote sets of its constituents, see ``versions.py``; a query
+    with no tree, or a tree of over ``MAX_NESTED_VERSIONS`` versions, is left out of every
+    column and listed in ``skipped_nested``). With
     ``bqv``, BQV_BF needs 2^(l-1) searches for an l-word query, so every column is computed
     over the queries of at most ``bqv_max_words`` words (the others are listed as skipped).
     """
@@ -214,6 +234,13 @@ def evaluate_ir(
     if bqv:  # every column over the same queries: those BQV_BF can search
         skipped = [qid for qid, query in words.items() if len(query) > bqv_max_words]
         words = {qid: query for qid, query in words.items() if len(query) <= bqv_max_words}
+    # a query some system has no tree of (too long to nest), or a tree of too many versions
+    unnested = sorted(
+        qid
+        for qid in words
+        if any(_unnested(segmentations, qid) for segmentations in systems.values())
+    )
+    words = {qid: query for qid, query in words.items() if qid not in unnested}
     for name, segmentations in systems.items():
         for qid, query in words.items():
             seg = segmentations.get(qid)
@@ -272,8 +299,10 @@ def evaluate_ir(
         scores[UNSEGMENTED][measure] = {
             qid: score(qid, " ".join(q), measure) for qid, q in words.items()
         }
-    for name in systems:
-        typed, oracle = f"{name} all-quoted", f"{name} QVRS"
+    for name, segmentations in systems.items():
+        nested = any(isinstance(s, NestedSegmentation) for s in segmentations.values())
+        typed = f"{name} {'top-level quoted' if nested else 'all-quoted'}"
+        oracle = f"{name} QVRS"
         columns += [typed, oracle]
         scores[typed] = {m: {} for m in names}
         scores[oracle] = {m: {} for m in names}
@@ -303,6 +332,7 @@ def evaluate_ir(
         scores=scores,
         bqv_reference=reference,
         skipped_bqv=skipped,
+        skipped_nested=unnested,
         searches=searcher.misses,
         cache_hits=searcher.hits,
     )

@@ -55,6 +55,7 @@ def to_json(results: IrResults, taus: dict[str, list[dict[str, Any]]]) -> str:
                 "kendall_tau": taus,
                 "queries": results.queries,
                 "bqv_skipped_queries": results.skipped_bqv,
+                "nested_skipped_queries": results.skipped_nested,
                 "searches": results.searches,
                 "cache_hits": results.cache_hits,
             }
