@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from qseg.errors import InputError, QsegError
+from qseg.errors import InputError, PathError, QsegError
 from qseg.resources import NgramCounts, TitleSet
 from qseg.resources.build import build_ngrams, build_titles
 from qseg.resources.build.titles import title_keys
@@ -86,6 +86,43 @@ def test_count_files_match_the_in_memory_loader(tmp_path, write):
     assert dict(built.items()) == dict(loaded.items()) == {"new york": 15, "new york city": 3}
 
 
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("new york\t10\nyork city\t1.5\n", "c.txt:2: count '1.5' is not a non-negative integer"),
+        ("new york\t10\n\t3\n", "c.txt:2: bad n-gram '': empty query"),
+        ("new york\t+3\n", "c.txt:1: count '+3' is not a non-negative integer"),
+        ("new york\t 3\n", "c.txt:1: count ' 3' is not a non-negative integer"),
+        ("a\t1\nnew york\t10000000000000000000000000000000\n", "c.txt:2: count 1000"),
+        ("new york\t9223372036854775808\n", "c.txt:1: count 9223372036854775808 is larger"),
+        ("new york\n", "c.txt:1: expected 2 tab-separated fields, found 1"),
+    ],
+)
+def test_the_builder_and_the_loader_read_count_lines_alike(tmp_path, write, content, message):
+    """One definition of a count line: what the loader refuses the builder refuses, with the
+    same message, file and line."""
+    path = write("c.txt", content)
+    with pytest.raises(InputError) as loaded:
+        NgramCounts.from_file(path)
+    with pytest.raises(InputError) as built:
+        build_ngrams([path], tmp_path / "c.qseg", quiet=True)
+    assert str(loaded.value) == str(built.value)
+    assert str(built.value).startswith(str(tmp_path / message)) or message in str(built.value)
+    assert not (tmp_path / "c.qseg").exists()
+
+
+def test_blank_lines_and_large_sums_in_count_files(tmp_path, write):
+    path = write("c.txt", "new york\t10\n\nnew york\t5\n")
+    built = NgramCounts(store=build_ngrams([path], tmp_path / "c.qseg", quiet=True))
+    assert dict(built.items()) == dict(NgramCounts.from_file(path).items()) == {"new york": 15}
+    half = 2**62
+    path = write("s.txt", f"New York\t{half}\nnew york\t{half}\n")
+    with pytest.raises(QsegError, match="the counts of 'new york' add up to more than"):
+        NgramCounts.from_file(path)
+    with pytest.raises(QsegError, match="the counts of 'new york' add up to more than"):
+        build_ngrams([path], tmp_path / "s.qseg", quiet=True)
+
+
 def test_text_counts_every_ngram_with_line_counts_and_min_count(tmp_path, write):
     log = write("log.txt", 'New York Yankees\t3\nnew york pizza\n\n"big" apple\t2\n')
     store = build_ngrams(
@@ -116,8 +153,8 @@ def test_built_stores_serve_the_segmenters(tmp_path, write, mode):
 @pytest.mark.parametrize(
     "source, content, message",
     [
-        ("counts", "a b\t7\nx\tz\n", ":2: Error when converting column"),
-        ("counts", b"a b\t7\nc \xff d\t3\n", ":2: Invalid unicode"),
+        ("counts", "a b\t7\nx\tz\n", ":2: count 'z' is not a non-negative integer"),
+        ("counts", b"a b\t7\nc \xff d\t3\n", ":2: invalid UTF-8 at byte 2"),
         ("counts", "a b\n", ":1:"),
         ("text", "ok\nbad\tcount\n", ":2: count 'count' after the last tab"),
         ("text", b"ok\n\xff\n", ":2: invalid UTF-8"),
@@ -137,7 +174,7 @@ def test_bad_input_names_file_and_line_and_leaves_nothing(
 
 
 def test_missing_inputs_and_bad_options(tmp_path):
-    with pytest.raises(InputError, match="no such file or directory"):
+    with pytest.raises(PathError, match="no such file or directory"):
         build_ngrams([tmp_path / "nope.txt"], tmp_path / "s.qseg", quiet=True)
     with pytest.raises(QsegError, match="--min-count must be at least 1"):
         build_ngrams([tmp_path], tmp_path / "s.qseg", min_count=0, quiet=True)

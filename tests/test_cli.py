@@ -39,9 +39,10 @@ def ngrams(write):
     return write("counts.txt", COUNTS)
 
 
-def assert_one_line_error(result, *fragments):
+def assert_one_line_error(result, *fragments, status=2):
+    """One line on stderr naming every fragment; status 2 for a usage error, 1 for bad data."""
     err = result.stderr.decode()
-    assert result.returncode == 2
+    assert result.returncode == status, err
     assert "Traceback" not in err
     assert err.startswith("qseg: error: ") and err.count("\n") == 1, err
     for fragment in fragments:
@@ -143,7 +144,7 @@ def test_json_records(ngrams):
 )
 def test_bad_lines_stop_the_batch_with_one_line(ngrams, stdin, fragment):
     assert_one_line_error(
-        qseg("segment", "--method", "naive", "--ngrams", ngrams, stdin=stdin), fragment
+        qseg("segment", "--method", "naive", "--ngrams", ngrams, stdin=stdin), fragment, status=1
     )
 
 
@@ -192,7 +193,9 @@ def test_usage_errors(args, fragments):
 
 def test_malformed_counts_file_names_the_line(write):
     bad = write("bad.txt", "a b\t3\na b c\n")
-    assert_one_line_error(qseg("segment", "--ngrams", bad, "a b"), "bad.txt:2: expected 2")
+    assert_one_line_error(
+        qseg("segment", "--ngrams", bad, "a b"), "bad.txt:2: expected 2", status=1
+    )
 
 
 GOLD = "1\t[(6, 'new york|yankees'), (4, 'new|york|yankees')]\n2\t[(10, 'a b')]\n"
@@ -349,9 +352,10 @@ def test_agree_on_judgments(write):
 
 
 def test_agree_errors(write):
-    assert_one_line_error(qseg("agree", write("x.txt", "hello\n")), "x.txt:1: cannot tell")
+    hello = write("x.txt", "hello\n")
+    assert_one_line_error(qseg("agree", hello), "x.txt:1: cannot tell", status=1)
     bad = write("t.tsv", "q\ta\tx|y\nq\tb\tx|z\n")
-    assert_one_line_error(qseg("agree", bad), "t.tsv:2: item 'q' is 'x y'")
+    assert_one_line_error(qseg("agree", bad), "t.tsv:2: item 'q' is 'x y'", status=1)
     same = write("s.tsv", "q\ta\tx|y\nq\tb\tx|y\n")
     assert_one_line_error(qseg("agree", same), "alpha is undefined")
 
@@ -373,9 +377,9 @@ def test_the_query_log_method_refuses_bad_resources(write):
     empty = write("empty.txt", "\n\t0\n")
     words = write("words.txt", "paris\nlondon\n")
     result = qseg("segment", "--method", "querylog", "--query-log", empty, "--titles", words, "a b")
-    assert_one_line_error(result, "empty.txt: no usable queries")
+    assert_one_line_error(result, "empty.txt: no usable queries", status=1)
     result = qseg("segment", "--method", "querylog", "--query-log", log, "--titles", words, "a b")
-    assert_one_line_error(result, "words.txt: no multiword titles")
+    assert_one_line_error(result, "words.txt: no multiword titles", status=1)
     result = qseg("segment", "--method", "querylog", "a b")
     assert_one_line_error(result, "needs a query log: pass --query-log FILE")
 
@@ -388,6 +392,40 @@ def test_a_damaged_store_is_refused_in_one_line(ngrams, tmp_path):
     store.write_bytes(bytes(data))
     for flags in ([], ["--verify"]):
         result = qseg("segment", "--ngrams", store, *flags, "new york")
-        assert_one_line_error(result, f"{store}: section", "is damaged (CRC-32 mismatch)")
+        assert_one_line_error(result, f"{store}: section", "is damaged (CRC-32 mismatch)", status=1)
     assert "entries:" in out(qseg("store", "info", store))  # what it holds, damaged or not
-    assert_one_line_error(qseg("store", "verify", store), "is damaged")
+    assert_one_line_error(qseg("store", "verify", store), "is damaged", status=1)
+
+
+PEAK = """
+import resource, subprocess, sys
+with open(sys.argv[1], "rb") as stdin:
+    done = subprocess.run(sys.argv[2:], stdin=stdin, capture_output=True)
+sys.stdout.write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
+sys.stderr.write(done.stdout.decode() + done.stderr.decode())
+sys.exit(done.returncode)
+"""
+
+
+@pytest.mark.parametrize("skip", [False, True])
+def test_a_100_mb_line_is_refused_in_bounded_memory(ngrams, tmp_path, skip):
+    """Input lines are capped while they are read: the process never holds the whole line."""
+    stdin = tmp_path / "big.txt"
+    with stdin.open("wb") as big:
+        big.write(b"new york\n" + b"w " * (50 << 20) + b"\nyankees tickets\n")
+    command = [sys.executable, "-m", "qseg", "segment", "--method", "naive", "--ngrams", ngrams]
+    flags = ["--skip-bad-lines"] if skip else []
+    done = subprocess.run(
+        [sys.executable, "-c", PEAK, stdin, *command, *flags],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    peak_mb = int(done.stdout) / 1024
+    assert peak_mb < 200, f"peak RSS {peak_mb:.0f} MB"
+    assert "<stdin>:2: line longer than 1,048,576 bytes" in done.stderr
+    if skip:
+        assert done.returncode == 0
+        assert done.stderr.splitlines()[:2] == ["new york", "yankees tickets"]
+    else:
+        assert done.returncode == 1 and done.stderr.startswith("new york\nqseg: error: <stdin>:2")

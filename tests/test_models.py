@@ -15,8 +15,9 @@ import toy
 from test_cli import assert_one_line_error, out, qseg
 
 from qseg import models
-from qseg.errors import QsegError
+from qseg.errors import PathError, QsegError
 from qseg.models import ModelError, open_segmenter
+from qseg.models.format import ResourceMismatch
 from qseg.resources.counts import NgramCounts
 from qseg.resources.store import build_from_entries
 from qseg.resources.titles import TitleSet
@@ -66,15 +67,17 @@ def test_a_saved_model_is_a_segmenter_with_its_path_as_spec(saved, tmp_path):
 
 def test_the_model_refuses_resources_other_than_it_was_trained_with(saved):
     res = toy.resources()
-    with pytest.raises(ModelError, match=r"trained with the n-gram counts of memory .*--ngrams"):
+    with pytest.raises(
+        ResourceMismatch, match=r"trained with the n-gram counts of memory .*--ngrams"
+    ):
         models.load(saved)  # none given: the built-in counts are not what it was trained with
     other = replace(res, ngrams=NgramCounts({"new york": 5, "new": 9, "york": 9}))
-    with pytest.raises(ModelError, match="trained with other n-gram counts") as error:
+    with pytest.raises(ResourceMismatch, match="trained with other n-gram counts") as error:
         models.load(saved, other)
     assert error.value.args[0].count("fingerprint") == 2 and "\n" not in str(error.value)
-    with pytest.raises(ModelError, match="trained with other Wikipedia titles"):
+    with pytest.raises(ResourceMismatch, match="trained with other Wikipedia titles"):
         models.load(saved, replace(res, titles=TitleSet({"new york"})))
-    with pytest.raises(ModelError, match="trained with the Wikipedia titles of memory"):
+    with pytest.raises(ResourceMismatch, match="trained with the Wikipedia titles of memory"):
         models.load(saved, replace(res, titles=None))
     forced = models.load(saved, other, allow_other_resources=True)
     assert forced.source.counts is other.ngrams
@@ -269,15 +272,17 @@ def test_damaged_files_give_one_line_errors(saved, tmp_path, write):
     truncated = write("cut.qseg", saved.read_bytes()[:-200])
     folder = tmp_path / "folder.qseg"
     folder.mkdir()
-    for path, message in (
-        (junk, "not a readable model file"),
-        (truncated, "not a readable model file"),
-        (folder, "is a directory"),
+    for path, error, message in (
+        (junk, ModelError, "not a readable model file"),
+        (truncated, ModelError, "not a readable model file"),
+        (folder, PathError, "is a directory"),
     ):
-        with pytest.raises(ModelError, match=message):
+        with pytest.raises(error, match=message):
             models.load(path, toy.resources())
     bad = rewrite(saved, tmp_path / "shape.qseg", _set("params.inner_folds", [2]))
-    assert_one_line_error(qseg("segment", "--method", bad, "a b"), "inner_folds must be int")
+    assert_one_line_error(
+        qseg("segment", "--method", bad, "a b"), "inner_folds must be int", status=1
+    )
 
 
 def test_shipped_models_are_addressed_by_name(saved, tmp_path):
@@ -401,7 +406,7 @@ def test_a_model_can_carry_its_title_set(tmp_path, monkeypatch):
     assert [loaded.segment(q) for q in QUERIES] == [model.segment(q) for q in QUERIES]
     (store,) = (tmp_path / "cache").glob("carried-titles-*.qseg")  # built once, then mapped
     assert models.load(path, counts_only).source.titles.store.path == store
-    with pytest.raises(ModelError, match="trained with other Wikipedia titles"):
+    with pytest.raises(ResourceMismatch, match="trained with other Wikipedia titles"):
         models.load(path, replace(counts_only, titles=TitleSet({"new york"})))
     assert models.load(path, toy.resources()).segment(QUERIES[0]) == model.segment(QUERIES[0])
     monkeypatch.setenv("QSEG_CACHE", str(tmp_path / "empty-cache"))  # built from the member

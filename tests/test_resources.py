@@ -2,7 +2,7 @@ import gzip
 
 import pytest
 
-from qseg.errors import InputError
+from qseg.errors import InputError, PathError
 from qseg.resources import LogProbabilities, NgramCounts, Resources, TitleSet
 
 
@@ -51,9 +51,9 @@ def test_malformed_count_files_name_file_and_line(write, content, message):
 
 
 def test_missing_and_directory_paths(tmp_path):
-    with pytest.raises(InputError, match=r"nope\.txt: no such file"):
+    with pytest.raises(PathError, match=r"nope\.txt: no such file"):
         NgramCounts.from_file(tmp_path / "nope.txt")
-    with pytest.raises(InputError, match="is a directory"):
+    with pytest.raises(PathError, match="is a directory"):
         TitleSet.from_file(tmp_path)
 
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from qseg.resources._store import hash_keys
 
+from qseg.errors import PathError
 from qseg.resources import NgramCounts, TitleSet
 from qseg.resources.store import (
     FORMAT_VERSION,
@@ -171,7 +172,7 @@ def test_not_a_store(tmp_path):
     path.write_text("new york\t5\n")
     with pytest.raises(StoreError, match="not a qseg store"):
         Store.open(path)
-    with pytest.raises(StoreError, match="no such file"):
+    with pytest.raises(PathError, match="no such file"):
         Store.open(tmp_path / "missing.qseg")
 
 

@@ -604,7 +604,7 @@ def test_cli_train_and_segment(tmp_path, write):
     empty_cache.mkdir()
     junk = qseg("segment", "--model", write("x.qseg", "nope"), "a b",
                 env={"QSEG_CACHE": str(empty_cache)})  # fmt: skip
-    assert_one_line_error(junk, "x.qseg", "not a readable model file")
+    assert_one_line_error(junk, "x.qseg", "not a readable model file", status=1)
     assert not any(empty_cache.iterdir())
     assert_one_line_error(qseg("segment", "--model", tmp_path / "none.qseg", "a b"),
                           "none.qseg", "no such model file")  # fmt: skip

@@ -6,10 +6,25 @@ from os import PathLike
 
 
 class QsegError(Exception):
-    """Base class of every error qseg raises on purpose (bad input, missing resources)."""
+    """Base class of every error qseg raises on purpose. On the command line: exit status 2,
+    a usage error (a bad argument, option or spec), unless it is a :class:`DataError`."""
 
 
-class InputError(QsegError):
+class DataError(QsegError):
+    """The data is wrong, not the command: a file's or stream's content, a store, a model.
+    On the command line: exit status 1."""
+
+
+class PathError(QsegError):
+    """A path given that cannot be used as it is: missing, a directory, not readable or not
+    writable. A usage error (exit status 2), found before any work where it can be."""
+
+    def __init__(self, path: str | PathLike[str], message: str) -> None:
+        self.path = str(path)
+        super().__init__(f"{self.path}: {message}")
+
+
+class InputError(DataError):
     """Bad content in a file or stream; the message names the source and, where known, the line."""
 
     def __init__(self, source: str | PathLike[str], line: int | None, message: str) -> None:

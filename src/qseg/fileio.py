@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, BinaryIO, TextIO
 
-from qseg.errors import InputError
+from qseg.errors import InputError, PathError
 
 StrPath = str | os.PathLike[str]
 
@@ -28,11 +28,11 @@ def _open_binary(path: Path) -> BinaryIO:
             return gzip.open(path, "rb")  # type: ignore[return-value]
         return path.open("rb")
     except FileNotFoundError:
-        raise InputError(path, None, "no such file") from None
+        raise PathError(path, "no such file") from None
     except IsADirectoryError:
-        raise InputError(path, None, "is a directory, not a file") from None
+        raise PathError(path, "is a directory, not a file") from None
     except PermissionError:
-        raise InputError(path, None, "permission denied") from None
+        raise PathError(path, "permission denied") from None
 
 
 _BLOCK = 1 << 20

@@ -14,9 +14,12 @@ from collections.abc import Sequence
 from importlib import import_module
 
 from qseg import signals
-from qseg.errors import QsegError
+from qseg.errors import DataError, QsegError
 
-EXIT_BAD_INPUT = 2
+EXIT_USAGE = 2
+"""A bad argument, option, spec or path given (argparse's status too)."""
+EXIT_BAD_DATA = 1
+"""Bad data: a file's or stream's content, a damaged store or model."""
 COMMANDS = {
     "segment": ("segment", "segment queries"),
     "evaluate": ("evaluate", "score segmentation files or segmenters against human references"),
@@ -73,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()
     except QsegError as exc:
         print(f"qseg: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return EXIT_BAD_DATA if isinstance(exc, DataError) else EXIT_USAGE
     except BrokenPipeError:  # output closed early, e.g. piped into `head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

@@ -8,7 +8,8 @@ from typing import IO
 
 from qseg.cli.common import add_model_flags, add_resource_flags, at_least_one, note
 from qseg.errors import InputError, QsegError
-from qseg.models import ModelError, default_method, open_segmenter
+from qseg.models import default_method, open_segmenter
+from qseg.models.format import ResourceMismatch
 from qseg.segmenters.records import (
     BATCH,
     FORMATS,
@@ -94,10 +95,10 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
             )
     try:
         segmenter = open_segmenter(spec, given, allow_other_resources=args.allow_other_resources)
-    except ModelError as exc:
-        if args.method or args.model or "trained with" not in str(exc):
+    except ResourceMismatch as exc:
+        if args.method or args.model:
             raise
-        raise ModelError(
+        raise ResourceMismatch(
             f"{exc} (no --method was given, so the default model runs; give --method wiki "
             "to segment with these resources by a rule-based method)"
         ) from None

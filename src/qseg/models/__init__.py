@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from qseg.errors import PathError
 from qseg.models.catalog import REBUILD, SHIPPED, shipped_model, shipped_names
 from qseg.models.format import ModelError
 from qseg.models.loading import load, save
@@ -67,14 +68,12 @@ def open_segmenter(
     if (path := shipped_model(text, shipped)) is not None:
         try:
             return load(path, resources, allow_other_resources=allow_other_resources, spec=text)
-        except ModelError as exc:
-            if "trained with" in str(exc):  # the resources given: not the file's fault
-                raise
+        except (ModelError, PathError) as exc:  # a shipped file: the installation is broken
             raise ModelError(f"{exc}; a model shipped with qseg: {REBUILD}") from None
     path = Path(text)
     if text.endswith(MODEL_SUFFIX) or "/" in text or path.is_file():
         if not path.exists():
-            raise ModelError(f"{text}: no such model file")
+            raise PathError(text, "no such model file")
         return load(path, resources, allow_other_resources=allow_other_resources)
     names = shipped_names(shipped)
     others = (f"a shipped model ({', '.join(names)}), " if names else "") + "a model file's path"

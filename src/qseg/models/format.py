@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from typing import Any
 
-from qseg.errors import QsegError
+from qseg.errors import DataError, PathError, QsegError
 from qseg.fileio import StrPath, atomic_write_bytes
 from qseg.segmenters.trainable import (
     GROUPS,
@@ -50,8 +50,13 @@ CARRIED = {"titles": "titles.txt"}
 """Resources a model file may carry itself, and the member that holds each (one key a line)."""
 
 
-class ModelError(QsegError):
-    """A model file that cannot be read, or a model used without what it was trained with."""
+class ModelError(DataError):
+    """A model file that cannot be read or holds what no model holds."""
+
+
+class ResourceMismatch(QsegError):
+    """A model given resources other than those it was trained with: a usage error (give its
+    own, or pass ``--allow-other-resources``)."""
 
 
 RUNTIME = ("n_jobs",)
@@ -93,6 +98,9 @@ class ModelFile:
     def fail(self, message: str, member: str | None = None) -> ModelError:
         where = f"{self.path} ({member})" if member else self.path
         return ModelError(f"{where}: {message}")
+
+    def mismatch(self, message: str) -> ResourceMismatch:
+        return ResourceMismatch(f"{self.path}: {message}")
 
 
 def write_model(path: StrPath, meta: dict[str, Any], members: dict[str, bytes]) -> None:
@@ -149,9 +157,9 @@ def _archive(path: StrPath) -> Iterator[zipfile.ZipFile]:
     ) as exc:
         raise ModelError(f"{path}: not a readable model file ({exc})") from None
     except IsADirectoryError:
-        raise ModelError(f"{path}: is a directory, not a model file") from None
+        raise PathError(path, "is a directory, not a model file") from None
     except OSError as exc:
-        raise ModelError(f"{path}: cannot read the model file ({exc.strerror or exc})") from None
+        raise PathError(path, f"cannot read the model file ({exc.strerror or exc})") from None
 
 
 def _read_member(zf: zipfile.ZipFile, path: StrPath, name: str) -> bytes:

@@ -52,7 +52,7 @@ def feature_source(
             continue
         if given is None and not entry["builtin"] and not allow_other:
             what, how = _WHAT[kind]
-            raise model.fail(
+            raise model.mismatch(
                 f"the model was trained with the {what} of {entry['source']} (fingerprint "
                 f"{entry['fingerprint']}); give them {how}, or pass "
                 "--allow-other-resources to use the built-in ones"
@@ -91,7 +91,7 @@ def _compare(model: ModelFile, kind: str, entry: dict[str, Any] | None, given: A
         return
     was = f"{entry['source']} (fingerprint {trained})" if entry is not None else "none"
     now = f"{given.store.description} (fingerprint {fingerprint})" if given is not None else "none"
-    raise model.fail(
+    raise model.mismatch(
         f"the model was trained with other {what}: {was}; given {now}. Pass "
         "--allow-other-resources to use them anyway"
     )
@@ -102,7 +102,7 @@ def check_encoder(model: ModelFile, fingerprint: str, allow_other: bool) -> None
     entry = model.resources["encoder"]
     assert entry is not None
     if fingerprint != entry["fingerprint"] and not allow_other:
-        raise model.fail(
+        raise model.mismatch(
             f"the model was trained with another encoder: {entry['source']} (fingerprint "
             f"{entry['fingerprint']}); the installed one has fingerprint {fingerprint}. Pass "
             "--allow-other-resources to use it anyway"

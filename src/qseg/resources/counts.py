@@ -17,12 +17,42 @@ from qseg.fileio import StrPath, read_lines, split_fields
 from qseg.query import QueryError, ngram_key, normalize_key
 from qseg.resources.store import Store, StoreBacked, build_from_entries
 
+MAX_COUNT = (1 << 63) - 1
+"""The largest count, alone or summed over the lines of one n-gram (a store keeps 63 bits)."""
+
 
 def parse_count(text: str, source: str, lineno: int) -> int:
-    """A count column: a non-negative integer written in decimal digits."""
+    """A count column: a non-negative integer written in ASCII decimal digits, at most
+    :data:`MAX_COUNT`."""
     if not text.isdigit() or not text.isascii():
         raise InputError(source, lineno, f"count {text!r} is not a non-negative integer")
+    if len(text) > 19 or int(text) > MAX_COUNT:
+        raise InputError(source, lineno, f"count {text} is larger than {MAX_COUNT} (2^63 - 1)")
     return int(text)
+
+
+def parse_count_line(line: str, source: str, lineno: int) -> tuple[str | None, int]:
+    """One ``ngram<TAB>count`` line: the n-gram's key (``None`` for an n-gram that is not a
+    query n-gram, see :func:`qseg.query.ngram_key`) and its count. The one definition of a
+    count line: the plain-file reader uses it, and the DuckDB builder checks the same rules in
+    SQL and, where a line breaks them, names it with this function."""
+    ngram, tab, count = line.partition("\t")
+    if not tab or "\t" in count:
+        split_fields(line, source, lineno, 2)  # raises, naming the field count
+    value = parse_count(count, source, lineno)
+    try:
+        return ngram_key(ngram), value
+    except QueryError as exc:
+        raise InputError(source, lineno, f"bad n-gram {ngram!r}: {exc}") from None
+
+
+def first_bad_count_line(paths: Sequence[StrPath]) -> None:
+    """Raise the error of the first line of ``paths`` that is not a count line (blank lines
+    are skipped); return if there is none."""
+    for path in paths:
+        for lineno, line in read_lines(path):
+            if line:
+                parse_count_line(line, str(path), lineno)
 
 
 def parse_ngram(text: str, source: str, lineno: int) -> str:
@@ -34,7 +64,8 @@ def parse_ngram(text: str, source: str, lineno: int) -> str:
 
 
 def read_count_file(path: StrPath) -> tuple[dict[str, int], int]:
-    """``ngram<TAB>count`` lines: counts by normalized key, and how many n-grams were skipped.
+    """``ngram<TAB>count`` lines (:func:`parse_count_line`): counts by normalized key, and how
+    many n-grams were skipped.
 
     N-grams equal after normalization have their counts added; n-grams with a reserved
     character are skipped (see :func:`qseg.query.ngram_key`).
@@ -43,18 +74,17 @@ def read_count_file(path: StrPath) -> tuple[dict[str, int], int]:
     skipped = 0
     source = str(path)
     for lineno, line in read_lines(path):
-        ngram, tab, count = line.partition("\t")
-        if not tab or "\t" in count:
-            split_fields(line, source, lineno, 2)  # raises, naming the field count
-        value = parse_count(count, source, lineno)
-        try:
-            key = ngram_key(ngram)
-        except QueryError as exc:
-            raise InputError(source, lineno, f"bad n-gram {ngram!r}: {exc}") from None
+        if not line:
+            continue  # blank lines are skipped, by the builder too
+        key, value = parse_count_line(line, source, lineno)
         if key is None:
             skipped += 1
             continue
-        counts[key] = counts.get(key, 0) + value
+        counts[key] = total = counts.get(key, 0) + value
+        if total > MAX_COUNT:
+            raise InputError(
+                source, lineno, f"the counts of {key!r} add up to more than {MAX_COUNT}"
+            )
     if not counts:
         raise InputError(source, None, "no n-gram counts in file (it is empty)")
     return counts, skipped

@@ -53,7 +53,7 @@ from typing import Any, ClassVar, Self
 
 import numpy as np
 
-from qseg.errors import QsegError
+from qseg.errors import DataError, PathError
 from qseg.fileio import StrPath
 from qseg.resources._store import StoreView, count_buckets, hash_keys, pack_compact
 
@@ -75,7 +75,7 @@ DEFAULT_FINGERPRINT_BITS = 16
 DEFAULT_COUNT_BITS = 13
 
 
-class StoreError(QsegError):
+class StoreError(DataError):
     """A store that cannot be built or opened."""
 
 
@@ -505,7 +505,7 @@ class Store:
         try:
             store = cls._open(path)
         except OSError as exc:
-            raise StoreError(f"{path}: cannot read the store ({exc.strerror or exc})") from None
+            raise PathError(path, f"cannot read the store ({exc.strerror or exc})") from None
         if verify or (verify is None and store.info.size_bytes <= VERIFY_ON_OPEN):
             store.verify()
         return store
@@ -513,9 +513,9 @@ class Store:
     @classmethod
     def _open(cls, path: Path) -> Store:
         if not path.exists():
-            raise StoreError(f"{path}: no such file")
+            raise PathError(path, "no such file")
         if path.is_dir():
-            raise StoreError(f"{path}: is a directory, not a store")
+            raise PathError(path, "is a directory, not a store")
         with open(path, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size
             prefix = handle.read(_PREFIX.size)

@@ -21,11 +21,14 @@ from qseg.query import QueryError, ngram_key
 from qseg.resources._store import hash_utf8_column
 from qseg.resources.build._ngrams import expand_lines
 from qseg.resources.build.sources import Source, text_batches
+from qseg.resources.counts import MAX_COUNT, first_bad_count_line
 
 # n-grams that need no normalization but lower-casing: printable ASCII without |"() and
 # single spaces between tokens (the SQL twin of qseg.query's fast path)
 CLEAN_ASCII = r"[!#-'*-{}~]+( [!#-'*-{}~]+)*"
 _CLEAN_SQL = CLEAN_ASCII.replace("'", "''")
+_BAD_LINE = "qseg: not a count line:"
+_BAD_SUM = "qseg: counts add up past the limit:"
 
 
 def connect(workdir: Path, memory_limit: str | None, threads: int | None) -> Any:
@@ -131,18 +134,25 @@ def count_ngrams(
             count_lines(con, batches(), source.max_order, min_count)
             return {"lines": lines_read, "skipped_ngrams": 0}
         files = [str(f) for f in source.files]
+        # a count line as qseg.resources.counts.parse_count_line reads it; a line that is not
+        # one stops the query, and that function then names it
         con.execute(
             f"""
             CREATE TABLE normalized AS
-            SELECT key, sum("count")::UBIGINT AS count, count(*) AS rows FROM (
+            SELECT key, CASE WHEN sum("count") > {MAX_COUNT}
+                             THEN error('{_BAD_SUM} ' || key) END AS overflow,
+                   sum("count")::UBIGINT AS count, count(*) AS rows FROM (
                 SELECT CASE
                     WHEN regexp_full_match(ngram, '{_CLEAN_SQL}') THEN lower(ngram)
                     WHEN regexp_matches(ngram, '["|()]') THEN NULL
                     ELSE qseg_ngram_key(ngram) END AS key,
-                    "count"
+                    CASE WHEN ngram IS NOT NULL AND regexp_full_match(c, '[0-9]{{1,19}}')
+                              AND TRY_CAST(c AS HUGEINT) <= {MAX_COUNT}
+                         THEN c::UBIGINT
+                         ELSE error('{_BAD_LINE} ' || coalesce(ngram, '')) END AS "count"
                 FROM read_csv(?, auto_detect = false, delim = '\t', quote = '', escape = '',
                               header = false, comment = '',
-                              columns = {{'ngram': 'VARCHAR', 'count': 'UBIGINT'}})
+                              columns = {{'ngram': 'VARCHAR', 'c': 'VARCHAR'}})
             ) GROUP BY key
             """,
             [files],
@@ -158,6 +168,11 @@ def count_ngrams(
         signals.check()
         return {"skipped_ngrams": skipped_rows}
     except duckdb.Error as exc:
+        if _BAD_LINE in str(exc) or "CSV Error on Line" in str(exc):
+            first_bad_count_line(source.files)  # raises the loader's error, file and line
+        if _BAD_SUM in str(exc):
+            key = str(exc).split(_BAD_SUM, 1)[1].split("\n")[0].strip()
+            raise QsegError(f"the counts of {key!r} add up to more than {MAX_COUNT}") from None
         raise duckdb_error(exc) from None
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from qseg.errors import InputError, QsegError
+from qseg.errors import InputError, PathError, QsegError
 from qseg.fileio import read_lines
 from qseg.query import words_of
 
@@ -74,14 +74,14 @@ def resolve(kind: str, inputs: Sequence[str | Path], max_order: int) -> Source:
     paths = [Path(p) for p in inputs]
     for path in paths:
         if not path.exists():
-            raise InputError(path, None, "no such file or directory")
+            raise PathError(path, "no such file or directory")
     if kind == "web1t":
         if len(paths) != 1 or not paths[0].is_dir():
             raise QsegError("--from web1t takes one Web1T directory")
         return Source(kind, tuple(_web1t_files(paths[0], max_order)), max_order)
     for path in paths:
         if path.is_dir():
-            raise InputError(path, None, "is a directory; give the files")
+            raise PathError(path, "is a directory; give the files")
     return Source(kind, tuple(paths), max_order)
 
 

@@ -244,6 +244,7 @@ def _text_grams(lines: Any, source: Source, F: Any, StringType: Any) -> Any:
 
 def _count_lines(lines: Any, source: Source, F: Any, StringType: Any) -> Any:
     fields = F.split("value", "\t")
+    lines = lines.where(F.col("value") != "")  # blank lines are skipped, as the loader does
     rows = lines.select(
         "value",
         fields.getItem(0).alias("ngram"),
