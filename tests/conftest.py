@@ -31,3 +31,16 @@ def write(tmp_path: Path):
         return path
 
     return _write
+
+
+@pytest.fixture(scope="session", autouse=True)
+def built_in_stores() -> None:
+    """Build the built-in stores (and the default model's carried titles) once, here and
+    without a time limit, before any test runs a command that would otherwise build them
+    inside its subprocess timeout on a cold cache."""
+    from qseg import models
+    from qseg.resources.default import default_counts, default_titles
+
+    default_counts()
+    default_titles()
+    models.open_segmenter(models.DEFAULT)

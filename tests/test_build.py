@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import gzip
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -289,3 +292,32 @@ def test_query_log_statistics_give_pmi_q(tmp_path, write):
     assert PmiSegmenter(probabilities, tau=1.0).segment("new york pizza").to_pipe() == (
         "new|york|pizza"
     )
+
+
+def _killed_once_it_wrote(command: list[str], folder: Path, pattern: str, env=None) -> None:
+    """Start ``command`` and SIGKILL it as soon as a file matching ``pattern`` appears in
+    ``folder`` (its unfinished work); the kill must leave that behind."""
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    try:
+        while not any(folder.glob(pattern)):
+            assert proc.poll() is None, "finished before it could be killed"
+            assert time.monotonic() < deadline, "nothing appeared"
+            time.sleep(0.02)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert any(folder.glob(pattern))
+
+
+def test_a_killed_build_leaves_nothing_the_next_build_does_not_remove(tmp_path, write):
+    log = tmp_path / "log.txt"
+    with log.open("w") as out:
+        out.writelines(f"w{i % 5003} w{i * 7 % 4999} x{i % 977}\n" for i in range(300_000))
+    folder = tmp_path / "out"
+    store = folder / "log.qseg"
+    command = [sys.executable, "-m", "qseg", "build", "ngrams", "--from", "text", "-o", str(store)]
+    _killed_once_it_wrote([*command, str(log)], folder, ".log.qseg.build-*/*")
+    build_ngrams([write("small.txt", "new york\n")], store, source="text", quiet=True)
+    assert sorted(p.name for p in folder.iterdir()) == ["log.qseg"]
+    assert NgramCounts.from_file(store).count("new york") == 1

@@ -6,13 +6,14 @@ missing files are reported the same way everywhere.
 
 from __future__ import annotations
 
+import glob
 import gzip
 import io
 import os
 import shutil
 import tempfile
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, BinaryIO, TextIO
@@ -171,7 +172,7 @@ def atomic_directory(path: StrPath) -> Iterator[Path]:
     """Fill a temporary folder beside ``path`` and move it into place when the block ends well."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
     try:
         yield tmp
         if target.exists():
@@ -202,15 +203,79 @@ def read_npz(data: bytes, names: Sequence[str], what: str) -> dict[str, Any]:
 
 
 @contextmanager
-def file_lock(path: StrPath) -> Iterator[None]:
-    """Hold an exclusive lock on ``path`` (created if absent) for the block, so that processes
-    building the same cache file take turns: the first builds, the others find it built."""
+def file_lock(path: StrPath, waiting: Callable[[], object] | None = None) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` for the block, so that processes building the same
+    file take turns: the first builds, the others find it built. ``waiting`` is called if
+    another process holds the lock. The lock file exists only while the lock is held: the
+    holder removes it on release, and a process that locked a file since removed tries again
+    (so two processes never both hold "the" lock). The operating system releases the lock of
+    a killed process; its file is then reused by the next one."""
     import fcntl
 
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+b") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    told = False
+    while True:
+        handle = open(target, "a+b")  # noqa: SIM115 - held open across the block
         try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if waiting is not None and not told:
+                waiting()
+                told = True
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            same = os.fstat(handle.fileno()).st_ino == os.stat(target).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        handle.close()  # the file was removed by the holder we waited for: lock anew
+    try:
+        yield
+    finally:
+        target.unlink(missing_ok=True)
+        handle.close()
+
+
+def lock_path(path: StrPath) -> Path:
+    """The lock file of everything that writes ``path``: ``.NAME.lock`` beside it."""
+    target = Path(path)
+    return target.with_name(f".{target.name}.lock")
+
+
+def clear_leftovers(path: StrPath) -> list[Path]:
+    """Remove what killed runs left beside ``path`` (``.NAME.*.tmp`` files and folders,
+    ``.NAME.build-*`` folders) and return them. Call it holding :func:`lock_path`'s lock: no
+    live run is writing them then."""
+    target = Path(path)
+    removed = []
+    for item in target.parent.glob(f".{glob.escape(target.name)}.*"):
+        if not (item.name.endswith(".tmp") or ".build-" in item.name):
+            continue
+        if item.is_dir() and not item.is_symlink():
+            shutil.rmtree(item, ignore_errors=True)
+        else:
+            item.unlink(missing_ok=True)
+        removed.append(item)
+    return removed
+
+
+def check_output_file(path: StrPath, what: str = "output") -> Path:
+    """Check, before any work, that a file can be written at ``path``: not a folder, under
+    folders (existing ones writable, the others creatable). Raises :class:`PathError`."""
+    target = Path(path)
+    if target.is_dir():
+        raise PathError(target, f"is a directory; the {what} must be a file path")
+    ancestor = target.parent
+    while not ancestor.exists():
+        if ancestor.is_symlink():  # a dangling link
+            raise PathError(ancestor, "is a broken symbolic link")
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise PathError(ancestor, f"is not a directory, so the {what} {target} cannot be made")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise PathError(ancestor, f"is not writable, so the {what} {target} cannot be made")
+    if target.exists() and not os.access(target, os.W_OK) and not os.access(target.parent, os.W_OK):
+        raise PathError(target, "cannot be replaced (no write permission)")
+    return target

@@ -57,12 +57,14 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
 
     from qseg.cli.common import resources
     from qseg.corpora.training import read_training_data
+    from qseg.fileio import check_output_file
     from qseg.models import estimator, save
     from qseg.models.training import trainable_method
     from qseg.progress import progress_bar
 
     started = time.perf_counter()
     trainable_method(args.method)  # a wrong method stops here, before any data is read
+    check_output_file(args.out, "model")  # and a model that cannot be written
     data = read_training_data(args.gold, args.queries, args.pos)
     if data.untagged:
         note(

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from qseg.errors import QsegError
-from qseg.fileio import atomic_write_bytes, cache_dir, file_lock
+from qseg.fileio import atomic_write_bytes, cache_dir, clear_leftovers, file_lock, lock_path
 from qseg.resources.counts import NgramCounts, read_count_file
 from qseg.resources.store import FORMAT_VERSION, Store, StoreError, build_from_entries
 from qseg.resources.titles import TitleSet
@@ -72,9 +72,10 @@ def _once(path: Path, load: Callable[[Path], T | None], build: Callable[[], T]) 
     wait and read it."""
     if (cached := load(path)) is not None:
         return cached
-    with file_lock(path.with_name(f".{path.name}.lock")):
+    with file_lock(lock_path(path), lambda: _say(f"waiting for another process to build {path}")):
         if (cached := load(path)) is not None:
             return cached
+        clear_leftovers(path)  # of a build that was killed
         return build()
 
 
@@ -271,7 +272,9 @@ def default_name_vectors() -> WordVectors | None:
             return None  # absent or damaged: train again
 
     def build(names: Iterator[list[str]], path: Path, version: str) -> WordVectors:
-        with tempfile.NamedTemporaryFile("w", dir=path.parent, suffix=".names.txt") as text:
+        with tempfile.NamedTemporaryFile(
+            "w", dir=path.parent, prefix=f".{path.name}.", suffix=".names.tmp"
+        ) as text:
             seen: set[str] = set()
             for batch in names:
                 for name in batch:

@@ -18,9 +18,10 @@ from typing import Any
 
 from qseg import signals
 from qseg.errors import QsegError
+from qseg.fileio import check_output_file, clear_leftovers, file_lock, lock_path
 from qseg.progress import progress_bar
 from qseg.resources.build.sources import Source, resolve
-from qseg.resources.store import DEFAULT_COUNT_BITS, DEFAULT_FINGERPRINT_BITS, Store
+from qseg.resources.store import DEFAULT_COUNT_BITS, DEFAULT_FINGERPRINT_BITS, MODES, Store
 
 ENGINES = ("duckdb", "spark")
 
@@ -42,30 +43,44 @@ class Reporter:
 
 
 @contextmanager
-def workspace(output: Path) -> Iterator[Path]:
-    """A hidden temporary folder beside ``output`` for a build's intermediate files.
+def workspace(output: Path, report: Reporter | None = None) -> Iterator[Path]:
+    """A hidden temporary folder beside ``output`` for a build's intermediate files, under the
+    output's lock (a second build of the same file waits), after removing what killed builds
+    of it left there.
 
     DuckDB turns a signal that arrives during a query into ``RuntimeError("Query
     interrupted")``; it is raised on as :class:`KeyboardInterrupt`, after the clean-up.
     """
+    check_output_file(output)
     output.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        with tempfile.TemporaryDirectory(prefix=f".{output.name}.build-", dir=output.parent) as tmp:
-            yield Path(tmp)
-    except RuntimeError as exc:
-        if "interrupted" in str(exc).lower():
-            raise KeyboardInterrupt from None
-        raise
+
+    def waiting() -> None:
+        if report is not None:
+            report.say(f"waiting for another build of {output} to finish")
+
+    with file_lock(lock_path(output), waiting):
+        for item in clear_leftovers(output):
+            if report is not None:
+                report.say(f"removed {item.name}, left by a build that was stopped")
+        try:
+            with tempfile.TemporaryDirectory(
+                prefix=f".{output.name}.build-", dir=output.parent
+            ) as tmp:
+                yield Path(tmp)
+        except RuntimeError as exc:
+            if "interrupted" in str(exc).lower():
+                raise KeyboardInterrupt from None
+            raise
 
 
 @contextmanager
 def _database(
-    output: Path, memory_limit: str | None, threads: int | None
+    output: Path, memory_limit: str | None, threads: int | None, report: Reporter | None = None
 ) -> Iterator[tuple[Path, Any]]:
     """The workspace of a build beside ``output`` and a DuckDB connection inside it."""
     from qseg.resources.build.duckdb_engine import connect
 
-    with workspace(output) as work:
+    with workspace(output, report) as work:
         con = connect(work, memory_limit, threads)
         try:
             yield work, con
@@ -74,8 +89,18 @@ def _database(
 
 
 def _store_options(mode: str, fingerprint_bits: int, count_bits: int | None) -> dict[str, Any]:
+    """The store writer's options, checked before any work."""
+    if mode not in MODES:
+        raise QsegError(f"--mode must be one of {', '.join(MODES)}, not {mode!r}")
     if mode == "exact":
         return {}
+    if not 1 <= fingerprint_bits <= 48:
+        raise QsegError(f"--fingerprint-bits must be between 1 and 48, got {fingerprint_bits}")
+    if count_bits is not None and not 1 <= count_bits <= 56 - fingerprint_bits:
+        raise QsegError(
+            f"--count-bits must be between 1 and {56 - fingerprint_bits} (with "
+            f"{fingerprint_bits} fingerprint bits), got {count_bits}"
+        )
     options: dict[str, Any] = {"fingerprint_bits": fingerprint_bits}
     if count_bits is not None:
         options["value_bits"] = count_bits
@@ -137,12 +162,12 @@ def build_ngrams(
     if master and engine != "spark":
         raise QsegError("--master is for the Spark engine; add --engine spark")
     resolved = resolve(source, inputs, max_order)
-    output = Path(output)
+    output = check_output_file(output)
     report = Reporter(quiet)
     options = _store_options(mode, fingerprint_bits, count_bits)
     from qseg.resources.build.duckdb_engine import count_ngrams, load_parquet_entries
 
-    with _database(output, memory_limit, threads) as (work, con):
+    with _database(output, memory_limit, threads, report) as (work, con):
         report.say(f"counting {resolved.kind} n-grams with {engine} ({len(resolved.files)} files)")
         if engine == "spark":
             from qseg.resources.build.spark_engine import count_ngrams_spark
@@ -204,6 +229,8 @@ def build_titles(
     from qseg.resources.build.titles import dump_titles, read_stop_titles
 
     resolved = resolve("text", inputs, 1)
+    check_output_file(output)
+    _store_options(mode, fingerprint_bits, None)
     stop = read_stop_titles(Path(stop_titles)) if stop_titles else set()
     header = {
         "source": resolved.describe()
@@ -239,7 +266,8 @@ def build_title_store(
     """A title store from batches of normalized title keys (duplicates allowed)."""
     output = Path(output)
     report = Reporter(quiet)
-    with _database(output, memory_limit, threads) as (_, con):
+    options = _store_options(mode, fingerprint_bits, None)
+    with _database(output, memory_limit, threads, report) as (_, con):
         report.say("collecting titles")
         with report.bar(None, "titles", "reading") as bar:
             _collect(con, batches, bar.update)
@@ -254,7 +282,7 @@ def build_title_store(
             kind="titles",
             mode=mode,
             header=header,
-            options=_store_options(mode, fingerprint_bits, None),
+            options=options,
             report=report,
         )
 
@@ -276,7 +304,7 @@ def build_line_ngrams(
 
     output = Path(output)
     report = Reporter(quiet)
-    with _database(output, None, None) as (_, con):
+    with _database(output, None, None, report) as (_, con):
         report.say("collecting lines")
         _collect(con, batches, lambda _: None)
         distinct = con.sql("SELECT DISTINCT text FROM collected").to_arrow_table()
