@@ -1,7 +1,17 @@
 """Build the compiled kernels; all other metadata lives in pyproject.toml."""
 
+import sys
+
 from Cython.Build import cythonize
 from setuptools import setup
+
+# The kernels use unsigned __int128 and __builtin_*_overflow: GCC or Clang on a 64-bit
+# platform. Linux and macOS are supported; Windows (MSVC) is not.
+if sys.platform == "win32" or sys.maxsize <= 2**32:
+    sys.exit(
+        "qseg builds on 64-bit Linux and macOS only (its kernels need GCC or Clang: "
+        "unsigned __int128, __builtin_mul_overflow); see the README's 'Platforms'"
+    )
 
 setup(
     ext_modules=cythonize(

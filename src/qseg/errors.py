@@ -33,3 +33,37 @@ class InputError(DataError):
         self.reason = message
         where = self.source if line is None else f"{self.source}:{line}"
         super().__init__(f"{where}: {message}")
+
+
+EXTRAS = {
+    "duckdb": "build",
+    "pyarrow": "build",
+    "sklearn": "train",
+    "xgboost": "train",
+    "gensim": "train",
+    "scipy": "eval",
+    "tantivy": "eval",
+    "ir_measures": "eval",
+    "krippendorff": "eval",
+    "matplotlib": "eval",
+    "pyspark": "spark",
+    "pandas": "spark",
+    "jnius": "lucene",
+    "jnius_config": "lucene",
+    "torch": "contextual",
+    "transformers": "contextual",
+}
+"""The extra of ``pip install 'qseg[EXTRA]'`` that brings each optional top-level module."""
+
+
+def missing_extra(exc: ImportError) -> QsegError | None:
+    """The one-line error for an optional module that is not installed, naming the extra that
+    installs it; ``None`` for any other import failure (a bug, not a missing extra)."""
+    name = (exc.name or "").split(".")[0]
+    extra = EXTRAS.get(name)
+    if extra is None:
+        return None
+    return QsegError(
+        f"this needs the Python package {name!r}, which is not installed: "
+        f"pip install 'qseg[{extra}]' (or 'qseg[all]' for everything)"
+    )

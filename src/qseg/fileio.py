@@ -202,6 +202,10 @@ def read_npz(data: bytes, names: Sequence[str], what: str) -> dict[str, Any]:
     return arrays
 
 
+_HELD: set[str] = set()
+"""The lock files this process holds: taking one again nests instead of waiting on itself."""
+
+
 @contextmanager
 def file_lock(path: StrPath, waiting: Callable[[], object] | None = None) -> Iterator[None]:
     """Hold an exclusive lock on ``path`` for the block, so that processes building the same
@@ -213,6 +217,10 @@ def file_lock(path: StrPath, waiting: Callable[[], object] | None = None) -> Ite
     import fcntl
 
     target = Path(path)
+    key = os.path.abspath(target)
+    if key in _HELD:  # this process holds it already (a cache build that runs a store build)
+        yield
+        return
     target.parent.mkdir(parents=True, exist_ok=True)
     told = False
     while True:
@@ -231,9 +239,11 @@ def file_lock(path: StrPath, waiting: Callable[[], object] | None = None) -> Ite
         if same:
             break
         handle.close()  # the file was removed by the holder we waited for: lock anew
+    _HELD.add(key)
     try:
         yield
     finally:
+        _HELD.discard(key)
         target.unlink(missing_ok=True)
         handle.close()
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from importlib import import_module
 
 from qseg import signals
-from qseg.errors import DataError, QsegError
+from qseg.errors import DataError, QsegError, missing_extra
 
 EXIT_USAGE = 2
 """A bad argument, option, spec or path given (argparse's status too)."""
@@ -77,6 +77,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except QsegError as exc:
         print(f"qseg: error: {exc}", file=sys.stderr)
         return EXIT_BAD_DATA if isinstance(exc, DataError) else EXIT_USAGE
+    except ImportError as exc:
+        missing = missing_extra(exc)
+        if missing is None:
+            raise
+        print(f"qseg: error: {missing}", file=sys.stderr)
+        return EXIT_USAGE
     except BrokenPipeError:  # output closed early, e.g. piped into `head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
