@@ -321,3 +321,18 @@ def test_a_killed_build_leaves_nothing_the_next_build_does_not_remove(tmp_path, 
     build_ngrams([write("small.txt", "new york\n")], store, source="text", quiet=True)
     assert sorted(p.name for p in folder.iterdir()) == ["log.qseg"]
     assert NgramCounts.from_file(store).count("new york") == 1
+
+
+def test_leftovers_are_only_those_of_the_output_itself(tmp_path):
+    """A killed build of ``counts`` leaves ``.counts.build-*``; a live build of
+    ``counts.compact`` beside it has names that start alike and must be left alone."""
+    from qseg.fileio import clear_leftovers
+
+    for name in (".counts.build-ab12cd", ".counts.k3j2x9.tmp", ".counts.compact.build-ab12cd",
+                 ".counts.compact.k3j2x9.tmp", ".counts.lock", "counts"):  # fmt: skip
+        (tmp_path / name).mkdir() if "build-" in name else (tmp_path / name).touch()
+    removed = clear_leftovers(tmp_path / "counts")
+    assert sorted(p.name for p in removed) == [".counts.build-ab12cd", ".counts.k3j2x9.tmp"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".counts.compact.build-ab12cd", ".counts.compact.k3j2x9.tmp", ".counts.lock", "counts"
+    ]  # fmt: skip

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import struct
 import zlib
 
@@ -188,6 +189,36 @@ def test_damaged_data_is_refused_on_open_up_to_the_verify_size(store_file):
         store.verify()
     with pytest.raises(StoreError, match=message):
         Store.open(store_file, verify=True)
+
+
+def _patch_header(store_file, change) -> None:
+    """Rewrite a store's JSON header (with a valid checksum) after ``change(header)``."""
+    data = store_file.read_bytes()
+    length = int.from_bytes(data[12:16], "little")
+    header = json.loads(data[32 : 32 + length])
+    change(header)
+    body = json.dumps(header, sort_keys=True).encode()
+    prefix = data[:12] + len(body).to_bytes(4, "little") + zlib.crc32(body).to_bytes(4, "little")
+    patched = prefix + data[20:32] + body
+    store_file.write_bytes(patched + data[len(patched) :])
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda h: h.pop("entries"), "missing or malformed field"),
+        (lambda h: h.update(max_words="x"), "longest key 'x' is not an integer"),
+        (lambda h: h.update(max_words=10**30), "longest key"),
+        (lambda h: h.update(unigram_total="x"), "1-gram total"),
+        (lambda h: h["sections"].update(extra=[0, 1, 0]), "sections"),
+        (lambda h: h["layout"].update(value_bits=40), "value bits 40"),
+        (lambda h: h.update(max_relative_error=-1), "max relative error"),
+    ],
+)
+def test_every_header_field_a_store_reads_is_checked(store_file, change, message):
+    _patch_header(store_file, change)
+    with pytest.raises(StoreError, match=f"damaged store header: .*{re.escape(message)}"):
+        Store.open(store_file, verify=False)
 
 
 def test_a_header_whose_sections_leave_the_file_is_refused(store_file):

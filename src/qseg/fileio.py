@@ -10,6 +10,7 @@ import glob
 import gzip
 import io
 import os
+import re
 import shutil
 import tempfile
 import zlib
@@ -221,10 +222,13 @@ def file_lock(path: StrPath, waiting: Callable[[], object] | None = None) -> Ite
     if key in _HELD:  # this process holds it already (a cache build that runs a store build)
         yield
         return
-    target.parent.mkdir(parents=True, exist_ok=True)
     told = False
     while True:
-        handle = open(target, "a+b")  # noqa: SIM115 - held open across the block
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            handle = open(target, "a+b")  # noqa: SIM115 - held open across the block
+        except OSError as exc:
+            raise PathError(target, f"cannot take the lock ({exc.strerror or exc})") from None
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -259,9 +263,10 @@ def clear_leftovers(path: StrPath) -> list[Path]:
     ``.NAME.build-*`` folders) and return them. Call it holding :func:`lock_path`'s lock: no
     live run is writing them then."""
     target = Path(path)
+    mine = re.compile(rf"\.{re.escape(target.name)}\.(build-[a-z0-9_]+|[a-z0-9_]+(\.names)?\.tmp)")
     removed = []
     for item in target.parent.glob(f".{glob.escape(target.name)}.*"):
-        if not (item.name.endswith(".tmp") or ".build-" in item.name):
+        if not mine.fullmatch(item.name):  # only the names this module's writers give
             continue
         if item.is_dir() and not item.is_symlink():
             shutil.rmtree(item, ignore_errors=True)
@@ -277,6 +282,11 @@ def check_output_file(path: StrPath, what: str = "output") -> Path:
     target = Path(path)
     if target.is_dir():
         raise PathError(target, f"is a directory; the {what} must be a file path")
+    if target.exists() and not target.is_file():
+        raise PathError(
+            target,
+            f"is not a regular file (a device, FIFO or socket); the {what} must be a file path",
+        )
     ancestor = target.parent
     while not ancestor.exists():
         if ancestor.is_symlink():  # a dangling link
@@ -286,6 +296,4 @@ def check_output_file(path: StrPath, what: str = "output") -> Path:
         raise PathError(ancestor, f"is not a directory, so the {what} {target} cannot be made")
     if not os.access(ancestor, os.W_OK | os.X_OK):
         raise PathError(ancestor, f"is not writable, so the {what} {target} cannot be made")
-    if target.exists() and not os.access(target, os.W_OK) and not os.access(target.parent, os.W_OK):
-        raise PathError(target, "cannot be replaced (no write permission)")
     return target

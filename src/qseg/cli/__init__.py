@@ -1,8 +1,9 @@
 """The ``qseg`` command line: one module per subcommand, each parsing its arguments and calling
 the library.
 
-Errors in input (files, queries, method specs, models) print one line ``qseg: error: ...``
-naming the file and line where known, and exit with status 2.
+Errors print one line ``qseg: error: ...`` naming the file and line where known, and exit with
+status 2 for a usage error (an argument, option, spec or path) or 1 for bad data (a file's
+content, a damaged store or model); a missing optional package names its extra (status 2).
 """
 
 from __future__ import annotations

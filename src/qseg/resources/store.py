@@ -73,6 +73,8 @@ KINDS = ("counts", "titles")
 MODES = ("exact", "compact")
 DEFAULT_FINGERPRINT_BITS = 16
 DEFAULT_COUNT_BITS = 13
+MAX_VALUE_BITS = 24
+"""The most count bits of a compact store: its decode table has 2^bits entries (128 MiB)."""
 
 
 class StoreError(DataError):
@@ -385,12 +387,23 @@ def check_header(header: Any) -> None:
         _int(layout["seed"], 0, (1 << 64) - 1, "seed")
         if not exact:
             fp = _int(layout["fingerprint_bits"], 1, 64 - buckets, "fingerprint bits")
-            _int(layout["value_bits"], 1, 56 - fp, "value bits")
+            _int(layout["value_bits"], 1, min(MAX_VALUE_BITS, 56 - fp), "value bits")
             step = header["count_step"]
             if not isinstance(step, float | int) or not 0 < step < math.inf:
                 raise ValueError(f"count step {step!r}")
+        keys = _int(layout["n_keys"], 0, 1 << 40, "key count")
+        _int(header["entries"], 0, keys, "entry count")
+        _int(header["shadowed_keys"], 0, keys, "shadowed key count")
+        _int(header.get("max_words", 0), 0, 1000, "longest key")
+        _int(header.get("unigram_total", 0), 0, (1 << 64) - 1, "1-gram total")
+        error = header["max_relative_error"]
+        if not isinstance(error, float | int) or not 0 <= error < math.inf:
+            raise ValueError(f"max relative error {error!r}")
         key_bytes = listed["key_bytes"][1] - 8 if exact else 0
-        for name, size in section_sizes(layout, _int(key_bytes, 0, 1 << 50, "key bytes")).items():
+        expected = section_sizes(layout, _int(key_bytes, 0, 1 << 50, "key bytes"))
+        if not isinstance(listed, dict) or set(listed) != set(expected):
+            raise ValueError(f"sections {sorted(listed)} are not {sorted(expected)}")
+        for name, size in expected.items():
             offset = _int(layout[name], 0, data_size, f"section {name!r} offset")
             if offset % 8 or offset + size > data_size or listed[name][:2] != [offset, size]:
                 raise ValueError(f"section {name!r} does not fit the data region")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Protocol, runtime_checkable
 
+from qseg.errors import DataError
 from qseg.query import normalize
 from qseg.segmentation import Segmentation
 from qseg.segmenters._kernel import SpanScorer
@@ -49,21 +50,37 @@ class SpanScoringSegmenter:
 
     spec: str
     scorer: SpanScorer
+    source: str = "the counts"
+    """What the scores come from, for messages (the counts store's file)."""
 
     def span_weights(self, words: tuple[str, ...]) -> WeightTable:
         """Weight of every allowed multiword segment (see :mod:`.decoder`)."""
-        return self.scorer.table(words)
+        try:
+            return self.scorer.table(words)
+        except OverflowError as exc:
+            raise self._too_large(exc) from None
+
+    def _too_large(self, exc: OverflowError) -> DataError:
+        """Scores are exact integers up to 2^128: counts this large, or n-grams over 26 words
+        with a count, are data the method cannot score."""
+        return DataError(f"{self.source}: {exc}; these counts are too large to score exactly")
 
     def segment(self, query: str) -> Segmentation:
         words = normalize(query)
-        return Segmentation._trusted(words, self.scorer.best(words)[1])
+        try:
+            return Segmentation._trusted(words, self.scorer.best(words)[1])
+        except OverflowError as exc:
+            raise self._too_large(exc) from None
 
     def segment_many(self, queries: Iterable[str]) -> Iterator[Segmentation]:
         best = self.scorer.best
         make = Segmentation._trusted
-        for query in queries:
-            words = normalize(query)
-            yield make(words, best(words)[1])
+        try:
+            for query in queries:
+                words = normalize(query)
+                yield make(words, best(words)[1])
+        except OverflowError as exc:
+            raise self._too_large(exc) from None
 
     def rank(self, query: str, k: int) -> list[tuple[Segmentation, float]]:
         words = normalize(query)

@@ -20,5 +20,6 @@ class NaiveSegmenter(SpanScoringSegmenter):
 
     def __init__(self, counts: NgramCounts) -> None:
         self.counts = counts
+        self.source = counts.store.description
         self.scorer = NaiveScorer(counts.view, counts.max_order)
         self.spec = "naive"

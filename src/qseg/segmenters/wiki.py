@@ -49,4 +49,5 @@ class WikiSegmenter(SpanScoringSegmenter):
         if median != MEDIAN_BIGRAM_COUNT:
             options.append(f"median={median}")
         self.spec = f"wiki({', '.join(options)})" if options else "wiki"
+        self.source = counts.store.description
         self.scorer = WikiScorer(counts.view, titles.view, unseen_titles, median)

@@ -21,7 +21,13 @@ from qseg.errors import QsegError
 from qseg.fileio import check_output_file, clear_leftovers, file_lock, lock_path
 from qseg.progress import progress_bar
 from qseg.resources.build.sources import Source, resolve
-from qseg.resources.store import DEFAULT_COUNT_BITS, DEFAULT_FINGERPRINT_BITS, MODES, Store
+from qseg.resources.store import (
+    DEFAULT_COUNT_BITS,
+    DEFAULT_FINGERPRINT_BITS,
+    MAX_VALUE_BITS,
+    MODES,
+    Store,
+)
 
 ENGINES = ("duckdb", "spark")
 
@@ -96,10 +102,11 @@ def _store_options(mode: str, fingerprint_bits: int, count_bits: int | None) -> 
         return {}
     if not 1 <= fingerprint_bits <= 48:
         raise QsegError(f"--fingerprint-bits must be between 1 and 48, got {fingerprint_bits}")
-    if count_bits is not None and not 1 <= count_bits <= 56 - fingerprint_bits:
+    most = min(MAX_VALUE_BITS, 56 - fingerprint_bits)
+    if count_bits is not None and not 1 <= count_bits <= most:
         raise QsegError(
-            f"--count-bits must be between 1 and {56 - fingerprint_bits} (with "
-            f"{fingerprint_bits} fingerprint bits), got {count_bits}"
+            f"--count-bits must be between 1 and {most} (with {fingerprint_bits} fingerprint "
+            f"bits), got {count_bits}"
         )
     options: dict[str, Any] = {"fingerprint_bits": fingerprint_bits}
     if count_bits is not None:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from qseg import signals
-from qseg.errors import InputError, QsegError
+from qseg.errors import DataError, InputError, QsegError
 from qseg.query import QueryError, ngram_key
 from qseg.resources._store import hash_utf8_column
 from qseg.resources.build._ngrams import expand_lines
@@ -85,7 +85,7 @@ def duckdb_error(exc: Exception) -> BaseException:
     first = lines[0] if lines else "DuckDB failed"
     line = re.search(r"CSV Error on Line: (\d+)", first)
     if not line:
-        return QsegError(first.split(": ", 1)[-1] if "Error: " in first else first)
+        return DataError(first.split(": ", 1)[-1] if "Error: " in first else first)
     file = next((s.removeprefix("file = ") for s in lines if s.startswith("file = ")), "input")
     reason = next(
         (
@@ -172,7 +172,7 @@ def count_ngrams(
             first_bad_count_line(source.files)  # raises the loader's error, file and line
         if _BAD_SUM in str(exc):
             key = str(exc).split(_BAD_SUM, 1)[1].split("\n")[0].strip()
-            raise QsegError(f"the counts of {key!r} add up to more than {MAX_COUNT}") from None
+            raise DataError(f"the counts of {key!r} add up to more than {MAX_COUNT}") from None
         raise duckdb_error(exc) from None
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from qseg import signals
-from qseg.errors import QsegError
+from qseg.errors import DataError
 from qseg.resources.build.duckdb_engine import duckdb_error
 from qseg.resources.store import Store, StoreWriter
 
@@ -64,7 +64,7 @@ def write_store(
             """
         ).fetchall()[0]
         if not entries:
-            raise QsegError("nothing to store: no n-gram reached the minimum count")
+            raise DataError("nothing to store: no n-gram reached the minimum count")
         header = header | {"max_words": int(max_words), "unigram_total": int(unigram_total)}
         with StoreWriter(
             output,
