@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+# The tests build into a cache of their own, never the user's ~/.cache/qseg (a caller that sets
+# QSEG_CACHE chooses another); subprocesses inherit it.
+os.environ.setdefault(
+    "QSEG_CACHE", str(Path(__file__).resolve().parents[1] / ".pytest_cache" / "qseg-cache")
+)
 WEBIS = SHARED / "data" / "webis-qsec-10-training"
 
 

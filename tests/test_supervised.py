@@ -544,12 +544,11 @@ def test_word_vectors_do_not_depend_on_the_cpu_kernels(write):
     rng = np.random.default_rng(0)
     words = [f"w{i}" for i in range(300)]
     corpus = write("c.txt", "".join(" ".join(rng.choice(words, 5)) + "\n" for _ in range(4000)))
-    # gensim trained in the process itself follows the kernels ...
-    plain = {k: _vectors_under(k, corpus, "train_here") for k in ("Sandybridge", "Prescott")}
-    assert plain["Sandybridge"] != plain["Prescott"]
-    # ... train_word_vectors does not: it always trains with the baseline kernels
+    # train_word_vectors always trains with the baseline kernels, whichever the CPU picks
+    # (whether two kernels round differently is a property of the CPU, so not asserted)
+    baseline = _vectors_under("Prescott", corpus, "train_here")
     fixed = {k: _vectors_under(k, corpus, "train_word_vectors") for k in ("Sandybridge", "Haswell")}
-    assert fixed["Sandybridge"] == fixed["Haswell"] == plain["Prescott"]
+    assert fixed["Sandybridge"] == fixed["Haswell"] == baseline
 
 
 def _webis_flags() -> list[str | Path]:
@@ -678,3 +677,21 @@ def test_pair_counts_skip_a_word_across_the_gap():
     assert np.isnan(rows[0, 1])  # no L1 before "female"
     assert np.isnan(rows[1, 0]) and rows[1, 1] == pytest.approx(np.log(100))  # L1 R0
     assert np.isnan(rows[2]).all()  # a two-word query has neither pair
+
+
+def test_the_cached_candidate_layouts_are_read_only():
+    from qseg.segmenters.joint import candidate_bits
+
+    bits = candidate_bits(4)
+    with pytest.raises(ValueError, match="read-only"):
+        bits[0, 0] = 1
+    assert candidate_bits(4)[0].tolist() == [0, 0, 0]
+
+
+def test_a_target_without_votes_is_a_clear_error():
+    from qseg.errors import InputError
+    from qseg.segmentation import Reference
+    from qseg.segmenters.supervised import vote_distribution
+
+    with pytest.raises(InputError, match="the query 'new york' has no votes to learn from"):
+        vote_distribution([Reference(Segmentation.from_pipe("new|york"), 0)])

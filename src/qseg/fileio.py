@@ -24,6 +24,17 @@ from qseg.errors import InputError, PathError
 StrPath = str | os.PathLike[str]
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+NEW_FILE_MODE = 0o666 & ~_umask()
+"""The mode of a new file under the process's umask, read once at import: reading the umask
+means setting it, which would race other threads if done at each write."""
+
+
 def _open_binary(path: Path) -> BinaryIO:
     try:
         if path.suffix == ".gz":
@@ -139,9 +150,7 @@ def _replacing(path: StrPath, binary: bool) -> Iterator[IO[Any]]:
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.fchmod(fd, 0o666 & ~umask)  # mkstemp makes 0600; the result is an ordinary new file
+    os.fchmod(fd, NEW_FILE_MODE)  # mkstemp makes 0600; the result is an ordinary new file
     try:
         if binary:
             with os.fdopen(fd, "wb") as out:

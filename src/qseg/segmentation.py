@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, NoReturn, TypeVar
+from typing import Any, NoReturn, Self, TypeVar
 
 from qseg.errors import QsegError
 from qseg.query import QueryError, normalize
@@ -61,6 +61,16 @@ class _Frozen:
 
     def __delattr__(self, name: str) -> NoReturn:
         raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as the constructor's arguments (``copy`` and ``pickle`` would set slots)."""
+        return type(self), self._value()
+
+    def __copy__(self) -> Self:
+        return self  # immutable: a copy is the value itself
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        return self
 
 
 class Segmentation(_Frozen):

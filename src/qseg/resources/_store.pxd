@@ -23,6 +23,8 @@ cdef inline uint64_t fmix64(uint64_t k) noexcept nogil:
 
 cdef class StoreView:
     cdef readonly object buffer
+    cdef readonly dict layout
+    cdef public object origin
     cdef readonly bint exact
     cdef readonly uint64_t seed
     cdef readonly uint64_t n_keys

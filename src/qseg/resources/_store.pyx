@@ -113,6 +113,17 @@ def count_buckets(uint8_t[::1] sizes, const uint64_t[::1] hashes, int bucket_shi
     return overflow
 
 
+def _reopen_view(path, fingerprint):
+    """The view of the store file at ``path``, which must still be the store pickled."""
+    from qseg.resources.store import Store, StoreError
+
+    store = Store.open(path)
+    if store.fingerprint != fingerprint:
+        raise StoreError(f"{path}: not the store that was pickled (fingerprint "
+                         f"{store.fingerprint}, pickled {fingerprint}); it changed since")
+    return store.view
+
+
 cdef class StoreView:
     """Read-only lookups in the arrays of one store, wherever its bytes live (mmap or memory).
 
@@ -129,6 +140,8 @@ cdef class StoreView:
         cdef Py_ssize_t sizes = layout["sizes"], bases = layout["bases"]
         cdef Py_ssize_t hashes, values, key_offsets, key_bytes, records
         self.buffer = buffer
+        self.layout = layout
+        self.origin = None
         self.exact = layout["exact"]
         self.seed = layout["seed"]
         self.n_keys = layout["n_keys"]
@@ -212,6 +225,14 @@ cdef class StoreView:
             key += lengths[p]
             remaining -= lengths[p]
         return remaining == 0
+
+    def __reduce__(self):
+        """A view of a store file pickles as the file's path and fingerprint, and is opened
+        again (read-only, mapped, shared) where it is unpickled; a view of a store in memory
+        pickles as its bytes."""
+        if self.origin is not None:
+            return _reopen_view, self.origin
+        return StoreView, (bytes(self.buffer), self.layout, np.asarray(self.decode))
 
     def lookup(self, str key):
         """``(found, value, extendable)`` for one key (normalized, space-joined words)."""

@@ -90,6 +90,14 @@ def read_count_file(path: StrPath) -> tuple[dict[str, int], int]:
     return counts, skipped
 
 
+def _key(text: str) -> str:
+    """The store key of any text (``New  York`` -> ``new york``; ``""`` for no words)."""
+    try:
+        return normalize_key(text)
+    except QueryError:
+        return ""
+
+
 class NgramCounts(StoreBacked):
     """N-gram counts served from a store; ``NgramCounts({"new york": 10})`` builds one in memory.
 
@@ -125,8 +133,29 @@ class NgramCounts(StoreBacked):
         return self.info.unigram_total
 
     def count(self, ngram: str) -> int:
-        """The count of an n-gram, 0 if absent."""
-        return int(self.view.lookup(ngram)[1])
+        """The count of an n-gram, 0 if absent: the key as given if stored (internal stores
+        keep marks such as ``(``), else the n-gram normalized like a query."""
+        found, value, _ = self.view.lookup(ngram)
+        if not found and (key := _key(ngram)) != ngram:
+            value = self.view.lookup(key)[1]
+        return int(value)
+
+    def __getitem__(self, ngram: str) -> int:
+        """The count of an n-gram; ``KeyError`` if it has none, as a mapping does."""
+        value = self.count(ngram)
+        if not value:
+            raise KeyError(ngram)
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        """Every n-gram with a count (exact stores only), in hash order."""
+        return (key for key, _ in self.items())
+
+    def keys(self) -> Iterator[str]:
+        return iter(self)
+
+    def values(self) -> Iterator[int]:
+        return (value for _, value in self.items())
 
     def count_many(self, ngrams: Sequence[str]) -> np.ndarray:
         """Counts of many n-grams at once (0 where absent), as a numpy ``uint64`` array."""

@@ -129,6 +129,13 @@ class QueryLog:
         self._postings = [queries[bounds[i] : bounds[i + 1]] for i in range(len(vocab))]
         self.stats = lru_cache(maxsize=_MEMO)(self._stats)
 
+    def __getstate__(self) -> dict[str, object]:
+        return {k: v for k, v in self.__dict__.items() if k != "stats"}  # the memo: rebuilt
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self.stats = lru_cache(maxsize=_MEMO)(self._stats)
+
     @property
     def distinct_queries(self) -> int:
         return len(self.lengths)

@@ -38,6 +38,7 @@ renamed into place only when complete.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import math
@@ -54,7 +55,7 @@ from typing import Any, ClassVar, Self
 import numpy as np
 
 from qseg.errors import DataError, PathError
-from qseg.fileio import StrPath
+from qseg.fileio import NEW_FILE_MODE, StrPath
 from qseg.resources._store import StoreView, count_buckets, hash_keys, pack_compact
 
 MAGIC = b"QSEGSTOR"
@@ -182,7 +183,7 @@ class StoreWriter:
             )
             self._tmp = Path(tmp)
             self._file = os.fdopen(fd, "r+b")
-            self._file.truncate(HEADER_REGION + self.data_size + _FOOTER.size)
+            self._reserve(HEADER_REGION + self.data_size + _FOOTER.size)
             self._buffer = mmap.mmap(self._file.fileno(), 0)
             whole = np.frombuffer(self._buffer, dtype=np.uint8)
             self._array = whole[HEADER_REGION : HEADER_REGION + self.data_size]
@@ -193,6 +194,26 @@ class StoreWriter:
         self._max_error = 0.0
         self._shadowed = 0
         self._last_fp_key = -1
+
+    def _reserve(self, total: int) -> None:
+        """Give the file its size and its disk blocks before it is mapped: writing through a
+        mapping into a sparse file on a full disk kills the process with SIGBUS, where a
+        reservation fails here with an error."""
+        try:
+            self._file.truncate(total)
+            try:
+                os.posix_fallocate(self._file.fileno(), 0, total)
+            except OSError as exc:
+                if exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL):  # no fallocate there
+                    raise
+        except OSError as exc:
+            self._file.close()
+            assert self._tmp is not None
+            self._tmp.unlink(missing_ok=True)
+            raise PathError(
+                self.path or "store",
+                f"cannot reserve {total:,} bytes for the store ({exc.strerror or exc})",
+            ) from None
 
     def __enter__(self) -> StoreWriter:
         return self
@@ -314,9 +335,7 @@ class StoreWriter:
         self._buffer[total - _FOOTER.size :] = _FOOTER.pack(FOOTER_MAGIC, total)
         self._buffer.flush()
         os.fsync(self._file.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(self._file.fileno(), 0o666 & ~umask)  # mkstemp made it private
+        os.fchmod(self._file.fileno(), NEW_FILE_MODE)  # mkstemp made it private
         self._close()
         os.replace(self._tmp, self.path)  # type: ignore[arg-type]
         self._tmp = None
@@ -562,7 +581,9 @@ class Store:
             mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
         data = memoryview(mapped)[region : region + header["data_size"]]
         view = StoreView(data, header["layout"], _decode_table(header))
-        return cls(view, header, StoreInfo.from_header(header, size), path, region)
+        store = cls(view, header, StoreInfo.from_header(header, size), path, region)
+        view.origin = (str(path.resolve()), store.fingerprint)  # how a pickle reopens it
+        return store
 
     def verify(self) -> None:
         """Recompute the CRC-32 of every section; raises :class:`StoreError` on a mismatch.

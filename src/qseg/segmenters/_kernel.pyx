@@ -244,13 +244,18 @@ cdef class NaiveScorer(SpanScorer):
     cdef list powers
     cdef u128 power[27]
     cdef Py_ssize_t longest
+    cdef int max_order
 
     def __init__(self, StoreView counts, int max_order):
         cdef Py_ssize_t length
         self.counts = counts
+        self.max_order = max_order
         self.longest = min(max_order, 26)  # 27^27 > 2^128
         for length in range(self.longest + 1):
             self.power[length] = from_int((<object>length) ** (<object>length))
+
+    def __reduce__(self):
+        return NaiveScorer, (self.counts, self.max_order)
 
     cdef int scan(self, Words* w, Spans* s) except -1:
         cdef StoreView counts = self.counts
@@ -289,6 +294,9 @@ cdef class WikiScorer(SpanScorer):
         self.titles = titles
         self.unseen_titles = unseen_titles
         self.median = median
+
+    def __reduce__(self):
+        return WikiScorer, (self.counts, self.titles, self.unseen_titles, self.median)
 
     cdef int scan(self, Words* w, Spans* s) except -1:
         cdef StoreView counts = self.counts, titles = self.titles

@@ -98,7 +98,10 @@ def _layout(n: int) -> tuple[np.ndarray, ...]:
                 incidence[c, index[(start, g + 1)]] = True
                 start = g + 1
     span_array = np.array(spans, dtype=np.int64).reshape(-1, 2)
-    return bits, incidence, span_array, span_array[:, 1] - span_array[:, 0]
+    arrays = bits, incidence, span_array, span_array[:, 1] - span_array[:, 0]
+    for array in arrays:  # shared by every later call: a stray write must fail, not spread
+        array.flags.writeable = False
+    return arrays
 
 
 def candidate_bits(n: int) -> np.ndarray:

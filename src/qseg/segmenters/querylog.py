@@ -120,6 +120,14 @@ class QueryLogSegmenter:
         self._phase1 = lru_cache(maxsize=1 << 16)(self._phase1_breaks)
         self._boost = lru_cache(maxsize=1 << 16)(self._boost_score)
 
+    def __getstate__(self) -> dict[str, object]:
+        return {k: v for k, v in self.__dict__.items() if k not in ("_phase1", "_boost")}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._phase1 = lru_cache(maxsize=1 << 16)(self._phase1_breaks)
+        self._boost = lru_cache(maxsize=1 << 16)(self._boost_score)
+
     # Seg-Phase-1
     def phase1_table(self, words: tuple[str, ...]) -> WeightTable:
         """The significant n-grams of the query as a weight table (start -> (end, score))."""

@@ -33,7 +33,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
-from qseg.errors import QsegError
+from qseg.errors import InputError, QsegError
 from qseg.resources.bundle import Resources
 from qseg.resources.vectors import WordVectors
 from qseg.segmentation import Segmentation, Target, target_words
@@ -78,6 +78,9 @@ def vote_distribution(target: Target) -> dict[tuple[int, ...], float]:
     if isinstance(target, Segmentation):
         return {target.breaks: 1.0}
     total = sum(r.votes for r in target)
+    if total <= 0:
+        words = " ".join(target[0].segmentation.words) if target else "?"
+        raise InputError("training data", None, f"the query {words!r} has no votes to learn from")
     shares: dict[tuple[int, ...], float] = defaultdict(float)
     for ref in target:
         shares[ref.segmentation.breaks] += ref.votes / total
