@@ -695,3 +695,19 @@ def test_a_target_without_votes_is_a_clear_error():
 
     with pytest.raises(InputError, match="the query 'new york' has no votes to learn from"):
         vote_distribution([Reference(Segmentation.from_pipe("new|york"), 0)])
+
+
+def test_predict_follows_the_fitted_state_not_later_parameters():
+    """Parameters set after fit() describe the next fit; predict keeps to the fitted model
+    (its inputs and its n_features_in_), as scikit-learn's estimators do."""
+    from dataclasses import replace
+
+    import toy
+
+    model = toy.train(toy.TRAINED_SPECS["features"])
+    queries = [q.query for q in toy.gold(20, seed=5)]
+    before = model.predict(queries)
+    inputs = model.get_params()["inputs"]
+    model.set_params(inputs=replace(inputs, lexicon=not inputs.lexicon, titles=False))
+    assert model.predict(queries) == before
+    assert model.model_.n_features == model.n_features_in_
