@@ -51,3 +51,23 @@ def built_in_stores() -> None:
     default_counts()
     default_titles()
     models.open_segmenter(models.DEFAULT)
+
+
+@pytest.fixture(scope="session")
+def webis():
+    """400 Webis queries with their votes, and the corpus's counts and titles (word counts
+    from a toy table, which keeps the built-in counts out of the tests)."""
+    from helpers import WORDS
+
+    from qseg.corpora import read_votes
+    from qseg.resources import NgramCounts, Resources, TitleSet
+
+    votes = read_votes(webis_file("webis-qsec-10-training-set-segmentations-crowdsourced.txt"))
+    data = "data/webis-qsec-10-training-set-"
+    resources = Resources(
+        ngrams=NgramCounts.from_file(webis_file(data + "n-gram-web-frequencies-google.txt")),
+        words=NgramCounts(WORDS),
+        titles=TitleSet.from_file(webis_file(data + "n-gram-wikipedia-titles.txt")),
+    )
+    ids = list(votes)[:400]
+    return {i: votes[i] for i in ids}, resources

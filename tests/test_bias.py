@@ -5,6 +5,7 @@ from __future__ import annotations
 import krippendorff
 import pytest
 from conftest import SHARED
+from helpers import KRIPPENDORFF_2011
 
 from qseg.corpora.annotations import annotations_of, read_judgments
 from qseg.evaluation.bias import (
@@ -104,20 +105,6 @@ def test_plots_are_written_whole(tmp_path):
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", the example with four
 # observers and twelve units, and its published alphas: nominal .743, ordinal .815,
 # interval .849.
-KRIPPENDORFF_2011 = """unit\tjudgeA\tjudgeB\tjudgeC\tjudgeD
-1\t1\t1\t\t1
-2\t2\t2\t3\t2
-3\t3\t3\t3\t3
-4\t3\t3\t3\t3
-5\t2\t2\t2\t2
-6\t1\t2\t3\t4
-7\t4\t4\t4\t4
-8\t1\t1\t2\t1
-9\t2\t2\t2\t2
-10\t\t5\t5\t5
-11\t\t\t1\t1
-12\t\t3\t\t
-"""
 
 
 @pytest.mark.parametrize(

@@ -2,49 +2,19 @@
 
 from __future__ import annotations
 
-import gzip
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from helpers import WEB1T, make_web1t
 
 from qseg.errors import InputError, PathError, QsegError
 from qseg.resources import NgramCounts, TitleSet
 from qseg.resources.build import build_ngrams, build_titles
 from qseg.resources.build.titles import title_keys
 from qseg.resources.store import Store
-
-
-def make_web1t(root: Path, grams: dict[int, list[tuple[str, int]]], per_file: int = 2) -> Path:
-    """A Web1T-layout folder: 1gms/vocab.gz and Ngms/Ngm-NNNN.gz with ``per_file`` lines each."""
-    for order, rows in grams.items():
-        folder = root / f"{order}gms"
-        folder.mkdir(parents=True)
-        chunks = [rows[i : i + per_file] for i in range(0, len(rows), per_file)] or [[]]
-        for index, chunk in enumerate(chunks):
-            name = "vocab.gz" if order == 1 else f"{order}gm-{index:04d}.gz"
-            if order == 1 and index:
-                break
-            with gzip.open(folder / name, "wt", encoding="utf-8") as out:
-                for ngram, count in rows if order == 1 else chunk:
-                    out.write(f"{ngram}\t{count}\n")
-    return root
-
-
-WEB1T = {
-    1: [("New", 500), ("new", 900), ("York", 300), ("york", 400), ("(", 10**6), ("city", 50)],
-    2: [
-        ("new york", 200),
-        ("New York", 100),
-        ("( new", 70),
-        ("york city", 40),
-        ("caf\u00e9 au", 3),
-    ],
-    3: [("new york city", 30), ("NEW YORK CITY", 5), ('" new york', 9)],
-    4: [("new york city hall", 8)],
-}
 
 
 def test_web1t_layout_with_case_folding_and_punctuation_tokens(tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from test_build import WEB1T, make_web1t
+from helpers import WEB1T, make_web1t
 
 from qseg.errors import InputError
 from qseg.resources import NgramCounts

@@ -3,50 +3,21 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
 import pytest
 from conftest import webis_file
+from helpers import assert_one_line_error, out, qseg
 
 from qseg.resources.store import HEADER_REGION
 
 COUNTS = "new york\t100\nyork yankees\t10\nnew york yankees\t1\nyankees tickets\t2\n"
 
 
-def qseg(
-    *args, stdin: bytes | str = b"", env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess:
-    """``env`` adds to (or overrides) this process's environment."""
-    data = stdin.encode() if isinstance(stdin, str) else stdin
-    return subprocess.run(
-        [sys.executable, "-m", "qseg", *map(str, args)],
-        input=data,
-        capture_output=True,
-        timeout=120,
-        env=None if env is None else os.environ | env,
-    )
-
-
-def out(result) -> str:
-    assert result.returncode == 0, result.stderr.decode()
-    return result.stdout.decode()
-
-
 @pytest.fixture
 def ngrams(write):
     return write("counts.txt", COUNTS)
-
-
-def assert_one_line_error(result, *fragments, status=2):
-    """One line on stderr naming every fragment; status 2 for a usage error, 1 for bad data."""
-    err = result.stderr.decode()
-    assert result.returncode == status, err
-    assert "Traceback" not in err
-    assert err.startswith("qseg: error: ") and err.count("\n") == 1, err
-    for fragment in fragments:
-        assert fragment in err
 
 
 def test_segment_with_the_built_in_default():
@@ -339,7 +310,7 @@ def test_agree_nested_brackets_bias_and_plots(write, tmp_path):
 
 
 def test_agree_on_judgments(write):
-    from test_bias import KRIPPENDORFF_2011
+    from helpers import KRIPPENDORFF_2011
 
     path = write("k.tsv", KRIPPENDORFF_2011)
     text = out(qseg("agree", path, "--level", "nominal", "interval", "--replicates", "50"))

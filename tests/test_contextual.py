@@ -7,7 +7,7 @@ import zipfile
 
 import numpy as np
 import pytest
-from test_supervised import small, webis, words_of  # noqa: F401 (webis is a fixture)
+from helpers import small, words_of
 
 from qseg import models
 from qseg.errors import QsegError
@@ -91,7 +91,7 @@ def test_missing_packages_give_one_clear_error(monkeypatch):
     require_encoder.cache_clear()
 
 
-def test_classifier_with_the_probe(webis, tmp_path):  # noqa: F811
+def test_classifier_with_the_probe(webis, tmp_path):
     gold, source = webis
     ids = list(gold)
     train, test = words_of(gold[i] for i in ids[:300]), words_of(gold[i] for i in ids[300:])

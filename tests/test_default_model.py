@@ -9,7 +9,7 @@ import json
 import shutil
 
 import pytest
-from test_cli import assert_one_line_error, out, qseg
+from helpers import assert_one_line_error, out, qseg
 
 import qseg as api
 from qseg.models import DEFAULT, ModelError, default_method, open_segmenter

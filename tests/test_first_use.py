@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from qseg.resources.default import build_tag
+
 CODE = "import qseg; print(qseg.segment('new york yankees tickets', 'naive').to_pipe())"
 
 
@@ -35,6 +37,8 @@ def test_two_first_uses_at_once_build_one_store(tmp_path):
     assert builds == 1  # the other process waited for it
     (store,) = cache.glob("*.qseg")
     assert store.name.startswith("default-counts-wordsegment-")
+    # the release, store format and normalization are in the name: an upgrade builds anew
+    assert store.name.endswith(f"-{build_tag()}.qseg") and "-norm1" in build_tag()
     assert [p for p in cache.iterdir() if p != store] == []  # the lock went with the build
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import toy
-from test_cli import assert_one_line_error, out, qseg
+from helpers import assert_one_line_error, out, qseg
 
 from qseg import models
 from qseg.errors import PathError, QsegError

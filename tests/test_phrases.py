@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+import helpers
 import pytest
-import test_cli
 from gensim.models.phrases import ENGLISH_CONNECTOR_WORDS, Phrases
 
 import qseg
@@ -119,8 +119,8 @@ def test_tuning_recovers_a_threshold_that_made_the_references(tmp_path):
 def test_qseg_tune_phrases(write):
     counts = write("counts.txt", "new\t100\nyork\t80\nnew york\t60\ntickets\t90\nyork tickets\t1\n")
     gold = write("gold.txt", "q1\tnew york|tickets\n")
-    text = test_cli.out(
-        test_cli.qseg("tune", "phrases", "--gold", gold, "--ngrams", counts, "--min-count", "1")
+    text = helpers.out(
+        helpers.qseg("tune", "phrases", "--gold", gold, "--ngrams", counts, "--min-count", "1")
     )
     spec, accuracy, *_ = text.split("\t")
     assert spec.startswith("phrases(threshold=") and accuracy == "break_accuracy=1.0000"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_cli import assert_one_line_error, out, qseg
+from helpers import assert_one_line_error, out, qseg
 
 from qseg.errors import QsegError
 from qseg.evaluation.significance import compare, mcnemar

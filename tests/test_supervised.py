@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import SHARED, webis_file
-from test_cli import assert_one_line_error, out, qseg
+from helpers import WORDS, assert_one_line_error, out, qseg, small, toy_source, words_of
 
 from qseg import models
 from qseg.corpora.queryner import read_queryner, spans_of
@@ -24,13 +24,10 @@ from qseg.corpora.webis import (
     aligned_tags,
     read_tags,
     read_training_set,
-    read_votes,
 )
 from qseg.errors import InputError, QsegError
 from qseg.evaluation.cross_validation import cross_validate, query_folds
-from qseg.resources.bundle import Resources
 from qseg.resources.counts import NgramCounts
-from qseg.resources.titles import TitleSet
 from qseg.resources.word2vec import train_word_vectors
 from qseg.segmentation import Segmentation
 from qseg.segmenters.gap_features import FEATURE_NAMES, FeatureSource, gap_features, query_tables
@@ -45,13 +42,6 @@ from qseg.segmenters.joint import (
 )
 from qseg.segmenters.supervised import BreakClassifier, vote_distribution
 from qseg.segmenters.trainable import Boosting, Decoding, Inputs
-
-WORDS = {"new": 1000, "york": 500, "yankees": 80, "tickets": 90}
-PHRASES = {"new york": 100, "york yankees": 50, "new york yankees": 40, "yankees tickets": 9}
-
-
-def toy_source(titles=("new york yankees",)) -> FeatureSource:
-    return FeatureSource(NgramCounts(PHRASES), NgramCounts(WORDS), TitleSet(titles))
 
 
 def feature(row, name):
@@ -295,34 +285,8 @@ def test_queryner_files():
     assert train["2167353"].types[:2] == ("color", "core_product_type")
 
 
-@pytest.fixture(scope="module")
-def webis():
-    """400 Webis queries with their votes, and the corpus's counts and titles (word counts
-    from a toy table, which keeps the built-in counts out of the tests)."""
-    votes = read_votes(webis_file("webis-qsec-10-training-set-segmentations-crowdsourced.txt"))
-    data = "data/webis-qsec-10-training-set-"
-    resources = Resources(
-        ngrams=NgramCounts.from_file(webis_file(data + "n-gram-web-frequencies-google.txt")),
-        words=NgramCounts(WORDS),
-        titles=TitleSet.from_file(webis_file(data + "n-gram-wikipedia-titles.txt")),
-    )
-    ids = list(votes)[:400]
-    return {i: votes[i] for i in ids}, resources
-
-
-def small(resources, **kw) -> BreakClassifier:
-    """A classifier with small boosters and three inner folds (``kw``: other parameters)."""
-    return BreakClassifier(
-        resources, boosting=Boosting(n_estimators=20, max_depth=3), inner_folds=3, **kw
-    )
-
-
 def query_source(resources) -> FeatureSource:
     return FeatureSource(resources.ngrams, resources.words, resources.titles)
-
-
-def words_of(refs):
-    return [r[0].segmentation.words for r in refs]
 
 
 def test_fit_save_load_round_trip(webis, tmp_path):
@@ -667,7 +631,6 @@ def test_the_svm_breaks_where_its_decision_value_is_positive():
 
 def test_pair_counts_skip_a_word_across_the_gap():
     """paper 004's L0 R1 and L1 R0 counts: "female bus driver" -> C(female driver)."""
-    from qseg.resources.counts import NgramCounts
     from qseg.segmenters.gap_features import pair_count_features
 
     counts = NgramCounts({"female driver": 99, "female": 5, "bus": 5, "driver": 5})

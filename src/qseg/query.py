@@ -26,6 +26,11 @@ class QueryError(QsegError):
     """A query that cannot be segmented (empty, or longer than :data:`MAX_QUERY_WORDS`)."""
 
 
+NORMALIZATION_VERSION = 1
+"""The version of :func:`normalize`'s output: raise it with any change to it, so that caches
+of normalized keys (the built-in stores) are built anew rather than reused."""
+
+
 def words_of(text: str) -> list[str] | tuple[str, ...]:
     """The normalized words of any text (no length limit; may be empty)."""
     words = normal_words(text)

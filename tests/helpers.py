@@ -1,0 +1,108 @@
+"""Helpers shared by several test modules (plain functions and data, no fixtures: those
+live in conftest.py, so that each runs once)."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from qseg.resources import NgramCounts, TitleSet
+from qseg.segmenters.gap_features import FeatureSource
+from qseg.segmenters.supervised import BreakClassifier
+from qseg.segmenters.trainable import Boosting
+
+WORDS = {"new": 1000, "york": 500, "yankees": 80, "tickets": 90}
+PHRASES = {"new york": 100, "york yankees": 50, "new york yankees": 40, "yankees tickets": 9}
+
+
+def qseg(
+    *args, stdin: bytes | str = b"", env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """``env`` adds to (or overrides) this process's environment."""
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    return subprocess.run(
+        [sys.executable, "-m", "qseg", *map(str, args)],
+        input=data,
+        capture_output=True,
+        timeout=120,
+        env=None if env is None else os.environ | env,
+    )
+
+
+def out(result) -> str:
+    assert result.returncode == 0, result.stderr.decode()
+    return result.stdout.decode()
+
+
+def assert_one_line_error(result, *fragments, status=2):
+    """One line on stderr naming every fragment; status 2 for a usage error, 1 for bad data."""
+    err = result.stderr.decode()
+    assert result.returncode == status, err
+    assert "Traceback" not in err
+    assert err.startswith("qseg: error: ") and err.count("\n") == 1, err
+    for fragment in fragments:
+        assert fragment in err
+
+
+def toy_source(titles=("new york yankees",)) -> FeatureSource:
+    return FeatureSource(NgramCounts(PHRASES), NgramCounts(WORDS), TitleSet(titles))
+
+
+def small(resources, **kw) -> BreakClassifier:
+    """A classifier with small boosters and three inner folds (``kw``: other parameters)."""
+    return BreakClassifier(
+        resources, boosting=Boosting(n_estimators=20, max_depth=3), inner_folds=3, **kw
+    )
+
+
+def words_of(refs):
+    return [r[0].segmentation.words for r in refs]
+
+
+def make_web1t(root: Path, grams: dict[int, list[tuple[str, int]]], per_file: int = 2) -> Path:
+    """A Web1T-layout folder: 1gms/vocab.gz and Ngms/Ngm-NNNN.gz with ``per_file`` lines each."""
+    for order, rows in grams.items():
+        folder = root / f"{order}gms"
+        folder.mkdir(parents=True)
+        chunks = [rows[i : i + per_file] for i in range(0, len(rows), per_file)] or [[]]
+        for index, chunk in enumerate(chunks):
+            name = "vocab.gz" if order == 1 else f"{order}gm-{index:04d}.gz"
+            if order == 1 and index:
+                break
+            with gzip.open(folder / name, "wt", encoding="utf-8") as out:
+                for ngram, count in rows if order == 1 else chunk:
+                    out.write(f"{ngram}\t{count}\n")
+    return root
+
+
+WEB1T = {
+    1: [("New", 500), ("new", 900), ("York", 300), ("york", 400), ("(", 10**6), ("city", 50)],
+    2: [
+        ("new york", 200),
+        ("New York", 100),
+        ("( new", 70),
+        ("york city", 40),
+        ("caf\u00e9 au", 3),
+    ],
+    3: [("new york city", 30), ("NEW YORK CITY", 5), ('" new york', 9)],
+    4: [("new york city hall", 8)],
+}
+
+
+KRIPPENDORFF_2011 = """unit\tjudgeA\tjudgeB\tjudgeC\tjudgeD
+1\t1\t1\t\t1
+2\t2\t2\t3\t2
+3\t3\t3\t3\t3
+4\t3\t3\t3\t3
+5\t2\t2\t2\t2
+6\t1\t2\t3\t4
+7\t4\t4\t4\t4
+8\t1\t1\t2\t1
+9\t2\t2\t2\t2
+10\t\t5\t5\t5
+11\t\t\t1\t1
+12\t\t3\t\t
+"""
