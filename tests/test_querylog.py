@@ -44,7 +44,7 @@ def test_statistics_of_an_ngram(log):
     assert log.stats(("new", "paris")) == log.stats(("paris",))
     assert log.count(("paris",)) == 0
     assert (log.total_tokens, log.queries, log.distinct_queries) == (16, 7, 5)
-    assert log.probability(("hotels",)) == 5 / 16
+    assert log.count(("hotels",)) / log.total_tokens == 5 / 16
 
 
 def test_repeated_words_need_as_many_in_the_query_and_count_by_their_arrangements():

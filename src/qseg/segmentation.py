@@ -40,6 +40,18 @@ def _check_words(words: tuple[str, ...]) -> None:
             )
 
 
+def break_spans(breaks: Sequence[int]) -> tuple[tuple[int, int], ...]:
+    """The segments of ``len(breaks) + 1`` words as half-open ranges ``(start, end)``."""
+    spans = []
+    start = 0
+    for i, bit in enumerate(breaks):
+        if bit:
+            spans.append((start, i + 1))
+            start = i + 1
+    spans.append((start, len(breaks) + 1))
+    return tuple(spans)
+
+
 class _Frozen:
     """Base of the immutable value types: set once in the constructor, compared by value."""
 
@@ -152,14 +164,7 @@ class Segmentation(_Frozen):
     @property
     def spans(self) -> tuple[tuple[int, int], ...]:
         """Segments as half-open word index ranges ``(start, end)``."""
-        spans = []
-        start = 0
-        for i, bit in enumerate(self.breaks):
-            if bit:
-                spans.append((start, i + 1))
-                start = i + 1
-        spans.append((start, len(self.words)))
-        return tuple(spans)
+        return break_spans(self.breaks)
 
     @property
     def segments(self) -> tuple[tuple[str, ...], ...]:

@@ -144,10 +144,6 @@ class QueryLog:
         """Occurrences of the n-gram in the log (each query times its count)."""
         return self.stats(tuple(words)).count
 
-    def probability(self, words: Sequence[str]) -> float:
-        """``count / tokens``: the n-gram's relative frequency, the same base for every n."""
-        return self.count(words) / self.total_tokens
-
     def _positions(self, word: int) -> np.ndarray:
         return self._order[self._bounds[word] : self._bounds[word + 1]]
 

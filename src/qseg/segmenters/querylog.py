@@ -48,7 +48,7 @@ from qseg.errors import InputError
 from qseg.query import normalize
 from qseg.resources.querylog import QueryLog
 from qseg.resources.titles import TitleSet
-from qseg.segmentation import NestedSegmentation, Segmentation
+from qseg.segmentation import NestedSegmentation, Segmentation, break_spans
 from qseg.segmenters.decoder import WeightTable, kbest_breaks
 from qseg.segmenters.nesting import merge_tree
 from qseg.segmenters.spec import Param, format_spec
@@ -61,24 +61,14 @@ PARAMS = {
     "max_words": Param(int, 5, "longest n-gram Seg-Phase-1 considers"),
 }
 
-Spans = list[tuple[int, int]]
-
-
-def _spans(breaks: Sequence[int]) -> Spans:
-    spans, start = [], 0
-    for gap, brk in enumerate(breaks):
-        if brk:
-            spans.append((start, gap + 1))
-            start = gap + 1
-    spans.append((start, len(breaks) + 1))
-    return spans
+Spans = Sequence[tuple[int, int]]
 
 
 def _table_score(table: WeightTable, breaks: Sequence[int]) -> float | None:
     """The score of a break vector under a weight table; ``None`` if a multiword segment has
     no weight (the method does not list that segmentation)."""
     total = 0.0
-    for start, end in _spans(breaks):
+    for start, end in break_spans(breaks):
         if end - start >= 2:
             weight = dict(table[start]).get(end)
             if weight is None:
@@ -159,7 +149,7 @@ class QueryLogSegmenter:
         whole = self.log.count(words)
         if not whole:
             return None
-        parts = _spans(self._phase1(words))
+        parts = break_spans(self._phase1(words))
         if len(parts) == 1:
             parts = [(i, i + 1) for i in range(len(words))]
         ratio = max(self._ratio(words, parts[-1][0], whole), self._ratio(words, parts[0][1], whole))
@@ -198,7 +188,7 @@ class QueryLogSegmenter:
     def _ranked(self, words: tuple[str, ...], k: int) -> list[tuple[float, tuple[int, ...]]]:
         if not self.wiki:
             return kbest_breaks(self.phase1_table(words), len(words), k)
-        units = _spans(self._phase1(words))
+        units = break_spans(self._phase1(words))
         base, table = self.phase2_table(words, units)
         ranked = []
         for gain, joins in kbest_breaks(table, len(units), k):
@@ -228,7 +218,7 @@ class QueryLogSegmenter:
         phase1 = self._phase1(words)
         if any(b and not b1 for b1, b in zip(phase1, breaks, strict=True)):
             return None  # not a coarsening of the Seg-Phase-1 segmentation
-        units = _spans(phase1)
+        units = break_spans(phase1)
         base, table = self.phase2_table(words, units)
         joins = [breaks[end - 1] for _, end in units[:-1]]
         gain = _table_score(table, joins)
@@ -241,16 +231,12 @@ class QueryLogSegmenter:
             return NestedSegmentation.from_tree(words[0])
         phase1 = self._phase1(words)
         phase2 = self._ranked(words, 1)[0][1]
-        count, total = self.log.count, self.log.total_tokens
         strengths = []
         for g in range(len(words) - 1):
             level = phase1[g] + phase2[g]  # 0 inside both, 1 between joined segments, 2 apart
-            pair = count(words[g : g + 2])
-            ratio = (
-                pair * total / (count(words[g : g + 1]) * count(words[g + 1 : g + 2]))
-                if pair
-                else 0.0
-            )
+            pair = words[g : g + 2]
+            whole = self.log.count(pair)
+            ratio = self._ratio(pair, 1, whole) if whole else 0.0
             strengths.append(level + 1 / (1 + ratio))
         return merge_tree(words, strengths)
 

@@ -169,7 +169,7 @@ def build_ngrams(
     if master and engine != "spark":
         raise QsegError("--master is for the Spark engine; add --engine spark")
     resolved = resolve(source, inputs, max_order)
-    output = check_output_file(output)
+    output = Path(output)
     report = Reporter(quiet)
     options = _store_options(mode, fingerprint_bits, count_bits)
     from qseg.resources.build.duckdb_engine import count_ngrams, load_parquet_entries
@@ -236,8 +236,6 @@ def build_titles(
     from qseg.resources.build.titles import dump_titles, read_stop_titles
 
     resolved = resolve("text", inputs, 1)
-    check_output_file(output)
-    _store_options(mode, fingerprint_bits, None)
     stop = read_stop_titles(Path(stop_titles)) if stop_titles else set()
     header = {
         "source": resolved.describe()
