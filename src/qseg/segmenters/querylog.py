@@ -43,15 +43,18 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from qseg.errors import InputError
 from qseg.query import normalize
-from qseg.resources.querylog import QueryLog
-from qseg.resources.titles import TitleSet
 from qseg.segmentation import NestedSegmentation, Segmentation, break_spans
 from qseg.segmenters.decoder import WeightTable, kbest_breaks
 from qseg.segmenters.nesting import merge_tree
 from qseg.segmenters.spec import Param, format_spec
+
+if TYPE_CHECKING:
+    from qseg.resources.querylog import QueryLog
+    from qseg.resources.titles import TitleSet
 
 PARAMS = {
     "wiki": Param(
