@@ -10,6 +10,17 @@ from qseg.corpora.queryner import read_queryner
 from qseg.fileio import atomic_write, read_lines
 
 
+def log_sources(shared: Path) -> list[Path]:
+    """The files the demonstration log is made of (what a report fingerprints)."""
+    data = shared / "data"
+    return [
+        data / "queryner" / "train.jsonl",
+        data / "queryner" / "dev.jsonl",
+        data / "saharoy-sigir12" / "queries.tsv",
+        data / "webis-qsec-10-training" / "webis-qsec-10-training-set-queries.txt",
+    ]
+
+
 def write_demo_log(path: Path, shared: Path, with_webis: bool = False) -> int:
     """Write the log to ``path``; returns its number of lines."""
     data = shared / "data"

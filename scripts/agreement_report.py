@@ -18,6 +18,7 @@ from _qseg import qseg
 from qseg.corpora.annotations import read_bracket_files, read_webis_votes
 from qseg.evaluation import random_model
 from qseg.evaluation.bias import bias_statistics
+from qseg.evaluation.provenance import with_provenance
 from qseg.fileio import atomic_write
 from qseg.tables import render_table
 
@@ -176,7 +177,7 @@ def main() -> None:
         ),
     ]
     with atomic_write(args.out) as out:
-        out.write("\n".join(lines))
+        out.write(with_provenance("\n".join(lines), [votes, saharoy]))
     print(f"wrote {args.out}")
 
 

@@ -40,6 +40,7 @@ from _recipes import (
 
 import qseg
 from qseg.evaluation.matching import choose_reference, evaluate
+from qseg.evaluation.provenance import builtin_resources, with_provenance
 from qseg.fileio import atomic_write
 from qseg.resources.bundle import Resources
 from qseg.resources.vectors import WordVectors
@@ -265,8 +266,10 @@ def main() -> None:
         licences=licences,
         libraries=", ".join(f"{k} {v}" for k, v in meta["libraries"].items()),
     )
+    data = args.shared / "data"
+    used = [data / "webis-qsec-10-training", data / "queryner"]
     with atomic_write(args.out) as out:
-        out.write(text)
+        out.write(with_provenance(text, used, builtin_resources()))
     print(f"wrote {args.out}")
 
 

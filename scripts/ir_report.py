@@ -14,6 +14,7 @@ from pathlib import Path
 
 from _qseg import qseg
 
+from qseg.evaluation.provenance import builtin_resources, with_provenance
 from qseg.fileio import atomic_write
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -102,7 +103,7 @@ def main() -> None:
         output = qseg(*arguments, "--format", "markdown", "--quiet")
         lines += [f"## {title}", "", "```sh", f"qseg {shown}", "```", "", output, ""]
     with atomic_write(args.out) as out:
-        out.write("\n".join(lines))
+        out.write(with_provenance("\n".join(lines), [data], builtin_resources()))
     print(f"wrote {args.out}")
 
 

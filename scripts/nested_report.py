@@ -15,10 +15,11 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
-from _logs import write_demo_log
+from _logs import log_sources, write_demo_log
 
 import qseg
 from qseg.evaluation.agreement import krippendorff_alpha
+from qseg.evaluation.provenance import builtin_resources, with_provenance
 from qseg.evaluation.random_model import expected_height
 from qseg.fileio import atomic_write, read_lines
 from qseg.segmentation import NestedSegmentation
@@ -115,7 +116,8 @@ def main() -> None:
         markdown=True,
     )
     with atomic_write(args.out) as out:
-        out.write(TEMPLATE.format(alpha=alpha_table, heights=height_table))
+        text = TEMPLATE.format(alpha=alpha_table, heights=height_table)
+        out.write(with_provenance(text, [data, *log_sources(args.shared)], builtin_resources()))
     print(f"wrote {args.out}")
 
 

@@ -18,13 +18,14 @@ import re
 import tempfile
 from pathlib import Path
 
-from _logs import write_demo_log
+from _logs import log_sources, write_demo_log
 from _qseg import evaluate, qseg
 
 from qseg.corpora.webis import TRAINING_PREFIX as PREFIX
 from qseg.corpora.webis import read_training_set
 from qseg.evaluation.cross_validation import cross_validate
 from qseg.evaluation.matching import evaluate as evaluate_outputs
+from qseg.evaluation.provenance import builtin_resources, with_provenance
 from qseg.evaluation.random_model import expected_height
 from qseg.fileio import atomic_write
 from qseg.resources.bundle import Resources
@@ -194,7 +195,7 @@ def main() -> None:
         svm=svm,
     )
     with atomic_write(args.out) as out:
-        out.write(page)
+        out.write(with_provenance(page, [corpus, *log_sources(args.shared)], builtin_resources()))
     print(f"wrote {args.out}")
 
 

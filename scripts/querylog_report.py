@@ -15,9 +15,10 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from _logs import write_demo_log
+from _logs import log_sources, write_demo_log
 from _qseg import evaluate, qseg
 
+from qseg.evaluation.provenance import builtin_resources, with_provenance
 from qseg.fileio import atomic_write
 from qseg.segmenters.pmi import PAPER_TAU
 from qseg.tables import render_table
@@ -81,7 +82,8 @@ def main() -> None:
         ["log", "method", "break acc", "query acc", "segment F"], rows, markdown=True
     )
     with atomic_write(args.out) as out:
-        out.write(TEMPLATE.format(table=table, paper_tau=PAPER_TAU))
+        text = TEMPLATE.format(table=table, paper_tau=PAPER_TAU)
+        out.write(with_provenance(text, log_sources(args.shared), builtin_resources()))
     print(f"wrote {args.out}")
 
 

@@ -12,12 +12,10 @@ train, scored on dev; and across domains, with the built-in counts and titles.
 from __future__ import annotations
 
 import argparse
-import platform
 import textwrap
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +29,7 @@ from qseg.corpora.webis import (
 )
 from qseg.evaluation.cross_validation import cross_validate
 from qseg.evaluation.matching import evaluate, majority_stability
+from qseg.evaluation.provenance import provenance_line
 from qseg.fileio import atomic_write
 from qseg.resources.bundle import Resources
 from qseg.resources.default import require_name_counts, require_name_vectors
@@ -133,13 +132,6 @@ def goal_sentence(
         "about what a model that knew every query's vote shares would score.",
         width=96,
     )
-
-
-def library_versions() -> str:
-    """The releases that shape the figures: the trees, the folds, the word vectors (gensim
-    sums with scipy's BLAS), the encoder behind the contextual probe."""
-    names = ("numpy", "scipy", "scikit-learn", "xgboost-cpu", "gensim", "torch", "transformers")
-    return ", ".join([f"Python {platform.python_version()}", *(f"{n} {version(n)}" for n in names)])
 
 
 SHARES = (0.25, 0.5, 0.75, 1.0)
@@ -316,7 +308,17 @@ def main() -> None:
         cross=cross_table,
         tuned=f"`{tuned}`",
         timings=timing_table,
-        versions=library_versions(),
+        provenance=provenance_line(
+            [*training.files, qner / "train.jsonl", qner / "dev.jsonl"],
+            {
+                "Webis n-gram counts": webis_res.ngrams,
+                "Webis titles": webis_res.titles,
+                "built-in counts": builtin.require_ngrams(),
+                "built-in titles": builtin.optional_titles(),
+                "built-in name statistics": require_name_counts(),
+                "built-in name vectors": require_name_vectors(),
+            },
+        ),
     )
     with atomic_write(args.out) as out:
         out.write(text)
@@ -328,9 +330,11 @@ TEMPLATE = """# Supervised segmenters on Webis-QSeC-10 and QueryNER
 Produced by `python scripts/supervised_report.py` (seed 0). Break = break accuracy, query =
 query accuracy (paper 003's matching metrics, `qseg evaluate`).
 
-Library releases of this run: {versions}. Word vectors (the built-in name vectors and those
-trained on the n-gram file) are trained with OpenBLAS's baseline x86-64 kernels, so these
-releases give the same vectors, and the same figures, on any x86-64 machine. Other releases of
+{provenance}
+
+Word vectors (the built-in name vectors and those
+trained on the n-gram file) are trained with OpenBLAS's baseline x86-64 kernels, so the
+releases above give the same vectors, and the same figures, on any x86-64 machine. Other releases of
 gensim, numpy or scipy may train other vectors; the rows that use them would then move by a few
 tenths of a point on a fold split, as they did between two machines before the kernels were
 fixed (the rows without word vectors do not).

@@ -27,7 +27,9 @@ from pathlib import Path
 from _recipes import DEFAULT, DEFAULT_NAME, ROOT, SHARED, Corpora, carried_titles_source, measure
 
 from qseg import models
+from qseg.evaluation.provenance import provenance
 from qseg.fileio import atomic_write
+from qseg.resources.default import default_counts
 
 SHIPPED = ROOT / "src" / "qseg" / "models" / "shipped"
 LICENCES = {
@@ -80,6 +82,10 @@ def main() -> None:
             for name in ("numpy", "scikit-learn", "xgboost-cpu", "scipy", "wordsegment")
         }
         | {"python": platform.python_version()},
+        "provenance": provenance(
+            [args.shared / "data" / "webis-qsec-10-training", args.shared / "data" / "queryner"],
+            {"built-in counts": default_counts(), "carried titles": model.model_.source.titles},
+        ),
     }
     if not args.no_figures:
         print("measuring the recipe (Webis 5-fold cross-validation, QueryNER dev) ...")

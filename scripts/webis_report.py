@@ -18,6 +18,7 @@ from _qseg import qseg
 
 from qseg.corpora import read_votes
 from qseg.corpora.webis import TRAINING_PREFIX as PREFIX
+from qseg.evaluation.provenance import builtin_resources, with_provenance
 from qseg.fileio import atomic_write
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -214,7 +215,7 @@ def main() -> None:
         "quantization and fingerprint collisions change.",
     ]
     with atomic_write(args.out) as out:
-        out.write("\n".join(lines) + "\n")
+        out.write(with_provenance("\n".join(lines) + "\n", [corpus], builtin_resources()))
     print(f"wrote {args.out}")
 
 

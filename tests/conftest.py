@@ -71,3 +71,14 @@ def webis():
     )
     ids = list(votes)[:400]
     return {i: votes[i] for i in ids}, resources
+
+
+@pytest.fixture(scope="session", params=["toy", "webis"])
+def voted(request):
+    """400 queries with their annotators' votes and the resources to train on: the synthetic
+    toy world (always), and the Webis corpus (skipped when ../shared is absent)."""
+    if request.param == "webis":
+        return request.getfixturevalue("webis")
+    import toy
+
+    return dict(toy.votes(400)), toy.resources()

@@ -24,6 +24,7 @@ from qseg.evaluation.agreement import (
     krippendorff_alpha,
     random_model_s,
 )
+from qseg.resources.default import build_tag
 from qseg.segmentation import NestedSegmentation, Segmentation
 
 WORDS = ["apply", "first", "aid", "course", "on", "line"]
@@ -409,7 +410,7 @@ def test_nested_counts_are_cached_on_disk(tmp_path, monkeypatch):
     random_model._nested_counts.cache_clear()
     try:
         counts = random_model.pair_counts(7, "nested", 2)
-        path = tmp_path / "agreement" / "nested-d2-7-v1.json"
+        path = tmp_path / "agreement" / f"nested-d2-7-v1-{build_tag()}.json"  # qseg's release
         assert path.exists()
         path.write_text("[1, 2, 3]")  # what is on disk is what is used
         random_model._nested_counts.cache_clear()

@@ -11,7 +11,7 @@ from qseg.errors import QsegError
 from qseg.segmenters.domain import DomainModel, featurize
 from qseg.segmenters.gap_features import FEATURE_NAMES
 
-SPEC = toy.TRAINED_SPECS["joint"].replace("inner_folds=2", "inner_folds=2, domain=true")
+SPEC = toy.TRAINED_SPECS["joint"].replace("inner_folds=3", "inner_folds=3, domain=true")
 
 
 def kinds(queries) -> list[str]:

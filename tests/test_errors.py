@@ -196,6 +196,8 @@ def write_table(out: Path) -> None:
     """docs/errors.md: every case, run, with the message it gets."""
     import tempfile
 
+    from qseg.evaluation.provenance import with_provenance
+
     rows = []
     for case in CASES:
         with tempfile.TemporaryDirectory() as tmp:
@@ -207,7 +209,8 @@ def write_table(out: Path) -> None:
         cells = [case.what, f"`{given}`", str(done.returncode), f"`{message}`"]
         rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
         print(rows[-1], flush=True)
-    out.write_text(TEMPLATE.format(rows="\n".join(rows)).replace("|`", "| `"), encoding="utf-8")
+    text = TEMPLATE.format(rows="\n".join(rows)).replace("|`", "| `")
+    out.write_text(with_provenance(text), encoding="utf-8")
 
 
 TEMPLATE = """# Bad input and the messages it gets

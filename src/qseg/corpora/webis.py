@@ -148,6 +148,17 @@ class TrainingSet:
     ngram_file: Path
     titles_file: Path
 
+    @property
+    def files(self) -> tuple[Path, ...]:
+        """Every file it is read from (what a report fingerprints)."""
+        data = self.folder / "data"
+        return (
+            self.folder / f"{TRAINING_PREFIX}segmentations-crowdsourced.txt",
+            data / f"{TRAINING_PREFIX}queries-pos-tagged.txt",
+            self.ngram_file,
+            self.titles_file,
+        )
+
 
 def read_training_set(folder: StrPath) -> TrainingSet:
     """The released training set in ``folder`` (``webis-qsec-10-training``); 127 queries, which

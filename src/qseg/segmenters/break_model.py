@@ -146,6 +146,10 @@ class BreakModel:
             x = np.hstack([x, np.repeat(kinds, [len(w) - 1 for w in words])[:, None]])
         if self.lexicon is not None:
             x = np.hstack([x, self.lexicon.encode([k for w in words for k in gap_keys(w)])])
+        if x.shape[1] != self.n_features:  # (n_features_in_ of the classifier it froze)
+            raise QsegError(
+                f"the inputs give {x.shape[1]} features, the model was fitted on {self.n_features}"
+            )
         p = self.gap_model.predict(x) if len(x) else np.zeros(0)
         return per_query(p, words), tables, kinds
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -67,6 +68,17 @@ from qseg.segmenters.trainable import (
     spec_of,
 )
 from qseg.segmenters.trees import TreeEnsemble
+
+
+@dataclass(frozen=True)
+class StackedInput:
+    """An input learnt from the training labels: ``learn(train, held)`` learns from the
+    queries ``train`` (indices) and gives ``width`` values for each gap of the queries
+    ``held``; ``stage``: what fitting reports when its out-of-fold values are done."""
+
+    stage: str | None
+    width: int
+    learn: Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
 class NotFittedSegmenterError(QsegError, NotFittedError):
@@ -264,6 +276,12 @@ class BreakClassifier(BaseEstimator):
         check_tags(words, tags)
         if len(words) < self.inner_folds:
             raise QsegError(f"need at least {self.inner_folds} training queries")
+        learnt = self._in.lexicon or self._in.contextual or self._in.domain
+        if self._decoding.joint and learnt and self.inner_folds < 3:
+            raise QsegError(
+                "joint decoding learns the lexicon, probe and domain of each inner fold without "
+                f"that fold and one other: inner_folds must be at least 3, got {self.inner_folds}"
+            )
         dists = [vote_distribution(t) for t in y]
         rates = np.array(
             [
@@ -285,46 +303,13 @@ class BreakClassifier(BaseEstimator):
         folds = list(
             KFold(self.inner_folds, shuffle=True, random_state=self.random_state).split(words)
         )
-        self.probe_: BreakProbe | None = None
-        if self._in.contextual:
-            rows = gap_rows(require_encoder(), words)
-            probed = _out_of_fold(
-                folds,
-                query_of_gap,
-                1,
-                lambda inside, outside: BreakProbe.fit(rows[inside], rates[inside]).score(
-                    rows[outside]
-                ),
-            )
-            self.probe_ = BreakProbe.fit(rows, rates)
-            base = np.hstack([base, probed])
-            done("contextual probe")
-        self.domain_: DomainModel | None = None
-        kinds = np.zeros(len(words), dtype=np.float32)
-        if self._in.domain:
-            assert domains is not None
-            for train, held in folds:  # out of fold, as the model will meet unseen queries
-                train_words = [words[i] for i in train]
-                learned = DomainModel.fit(
-                    train_words, [domains[i] for i in train], self.random_state
-                )
-                kinds[held] = learned.predict([words[i] for i in held])
-            self.domain_ = DomainModel.fit(words, domains, self.random_state)
-            base = np.hstack([base, kinds[query_of_gap][:, None]])
-            done("domain")
-        x = base
-        self.lexicon_: Lexicon | None = None
-        if self._in.lexicon:
-            lex = _out_of_fold(
-                folds,
-                query_of_gap,
-                len(LEXICON_FEATURES),
-                lambda inside, outside: Lexicon.learn(
-                    [keys[i] for i in np.flatnonzero(inside)], rates[inside]
-                ).encode([keys[i] for i in np.flatnonzero(outside)]),
-            )
-            self.lexicon_ = Lexicon.learn(keys, rates)
-            x = np.hstack([base, lex])
+        stacked = self._stacked_inputs(words, keys, rates, query_of_gap, domains)
+        columns = []
+        for stacked_input in stacked:
+            columns.append(_out_of_fold(folds, query_of_gap, stacked_input))
+            if stacked_input.stage:
+                done(stacked_input.stage)
+        x = np.hstack([base, *columns])
         self.n_features_in_ = x.shape[1]
         self.tagged_ = tags is not None and any(t is not None for t in tags)
         self.gap_model_ = self._gap_model(x, rates, gap_weights, 0)
@@ -334,11 +319,69 @@ class BreakClassifier(BaseEstimator):
         self.phrases_: dict[str, float] = {}
         if self._decoding.joint:
             assert tables is not None
+            kinds = np.zeros(len(words), dtype=np.float32)  # each query's out-of-fold kind
+            if self._in.domain:
+                column = columns[[s.stage for s in stacked].index("domain")][:, 0]
+                kinds[query_of_gap] = column  # (the same value at each of a query's gaps)
             self._fit_joint(
-                words, tags, dists, x, rates, query_of_gap, tables, folds, done, weights, kinds
-            )
+                words, tags, dists, base, stacked, rates, query_of_gap, tables, folds, done,
+                weights, kinds,
+            )  # fmt: skip
         self.model_ = self._frozen()
         return self
+
+    def _stacked_inputs(
+        self,
+        words: Sequence[tuple[str, ...]],
+        keys: Sequence[tuple[str, str, str]],
+        rates: np.ndarray,
+        query_of_gap: np.ndarray,
+        domains: Sequence[str] | None,
+    ) -> list[StackedInput]:
+        """The inputs that are themselves learnt from the training labels (the contextual
+        probe, the domain, the lexicon), in column order: each is fitted here on every query
+        for the model, and returned as a learner that the folds refit, so that a query's
+        input never comes from its own label."""
+
+        def gaps(queries: np.ndarray) -> np.ndarray:
+            return np.isin(query_of_gap, queries)
+
+        stacked = []
+        self.probe_: BreakProbe | None = None
+        if self._in.contextual:
+            rows = gap_rows(require_encoder(), words)
+
+            def probe(train: np.ndarray, held: np.ndarray) -> np.ndarray:
+                inside = gaps(train)
+                return BreakProbe.fit(rows[inside], rates[inside]).score(rows[gaps(held)])
+
+            stacked.append(StackedInput("contextual probe", 1, probe))
+            self.probe_ = BreakProbe.fit(rows, rates)
+        self.domain_: DomainModel | None = None
+        if self._in.domain:
+            assert domains is not None
+            gap_counts = np.array([len(w) - 1 for w in words])
+
+            def domain(train: np.ndarray, held: np.ndarray) -> np.ndarray:
+                learned = DomainModel.fit(
+                    [words[i] for i in train], [domains[i] for i in train], self.random_state
+                )
+                kinds = learned.predict([words[i] for i in held])
+                return np.repeat(kinds, gap_counts[held])[:, None]
+
+            stacked.append(StackedInput("domain", 1, domain))
+            self.domain_ = DomainModel.fit(words, domains, self.random_state)
+        self.lexicon_: Lexicon | None = None
+        if self._in.lexicon:
+
+            def lexicon(train: np.ndarray, held: np.ndarray) -> np.ndarray:
+                inside = np.flatnonzero(gaps(train))
+                learned = Lexicon.learn([keys[i] for i in inside], rates[inside])
+                return learned.encode([keys[i] for i in np.flatnonzero(gaps(held))])
+
+            stacked.append(StackedInput(None, len(LEXICON_FEATURES), lexicon))
+            self.lexicon_ = Lexicon.learn(keys, rates)
+        return stacked
 
     def _frozen(self) -> BreakModel:
         """The learned state as the model segments with it: trees as arrays."""
@@ -372,7 +415,8 @@ class BreakClassifier(BaseEstimator):
         words: Sequence[tuple[str, ...]],
         tags: Sequence[Sequence[str] | None] | None,
         dists: Sequence[Mapping[tuple[int, ...], float]],
-        x: np.ndarray,
+        base: np.ndarray,
+        stacked: Sequence[StackedInput],
         rates: np.ndarray,
         query_of_gap: np.ndarray,
         tables: SpanTables,
@@ -389,6 +433,11 @@ class BreakClassifier(BaseEstimator):
         for fold, (train, held) in enumerate(folds, start=1):
             inside, outside = np.isin(query_of_gap, train), np.isin(query_of_gap, held)
             inner = gap_weights[inside] if gap_weights is not None else None
+            # the learnt inputs again, each learnt without this fold's labels (also for the
+            # training queries), so that none of them reaches the predictions for this fold
+            x = np.hstack(
+                [base, *(_out_of_fold(folds, query_of_gap, s, without=held) for s in stacked)]
+            )
             model = self._gap_model(x[inside], rates[inside], inner, fold)
             p[outside] = model.predict(x[outside])
             rates_of = phrase_rates([words[i] for i in train], [dists[i] for i in train])
@@ -499,13 +548,14 @@ def _describe(resource: Any, builtin: bool) -> dict[str, Any] | None:
 def _out_of_fold(
     folds: Sequence[tuple[np.ndarray, np.ndarray]],
     query_of_gap: np.ndarray,
-    width: int,
-    learn_and_apply: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    stacked: StackedInput,
+    without: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Per gap, ``width`` values from what ``learn_and_apply(inside, outside)`` learns on the
-    gaps of the other folds' queries (``inside``) and gives for the held-out ones (``outside``)."""
-    out = np.zeros((len(query_of_gap), width), dtype=np.float32)
+    """Per gap, the values of a learnt input, for each fold's queries learnt from the other
+    folds' queries (and never from the queries ``without``)."""
+    out = np.zeros((len(query_of_gap), stacked.width), dtype=np.float32)
     for train, held in folds:
-        inside, outside = np.isin(query_of_gap, train), np.isin(query_of_gap, held)
-        out[outside] = learn_and_apply(inside, outside)
+        if without is not None:
+            train = np.setdiff1d(train, without)
+        out[np.isin(query_of_gap, held)] = stacked.learn(train, held)
     return out
