@@ -97,7 +97,9 @@ def test_scikit_learn_checks(name):
         "check_do_not_raise_errors_in_init_or_set_params",
     } <= passed
     assert not {check for check, status in outcomes.items() if status == "failed"}
-    assert {check for check, status in outcomes.items() if status == "xfail"} == set(SKIPPED)
+    xfailed = {check for check, status in outcomes.items() if status == "xfail"}
+    assert xfailed == set(SKIPPED) & set(outcomes)  # (older scikit-learns run fewer checks)
+    assert len(outcomes) > 40
 
 
 def _fit(model: BreakClassifier, n: int = 120) -> BreakClassifier:
