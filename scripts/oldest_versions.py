@@ -2,7 +2,8 @@
 
 Every lower bound in pyproject.toml (the core and every extra the tests install) is resolved to
 the oldest release on the package index that satisfies it here (Linux, this Python); those are
-pinned as pip constraints. The committed tree (HEAD) is cloned into FOLDER (with ../shared
+pinned as pip constraints (the direct requirements only: what they require in turn resolves as
+pip chooses). The committed tree (HEAD) is cloned into FOLDER (with ../shared
 linked beside it), a fresh virtual environment is made there with those releases, and the test
 suite runs in it. A bound that this fails on is not a real one: raise it.
 
@@ -66,7 +67,8 @@ def available(name: str) -> list[Version]:
 
 
 def oldest(requirement: Requirement) -> Version:
-    """The oldest release on the index that satisfies ``requirement`` (no local builds)."""
+    """The oldest release on the index that satisfies ``requirement`` (``+local`` versions,
+    such as torch's ``+cpu`` builds, left out)."""
     fits = [v for v in available(requirement.name) if v in requirement.specifier and not v.local]
     if not fits:
         raise SystemExit(f"no release of {requirement} on the index")
@@ -78,6 +80,7 @@ def main() -> None:
     parser.add_argument("--folder", type=Path, default=Path("/tmp/qseg-oldest"))
     parser.add_argument("pytest", nargs="*", help="arguments for pytest (after --)")
     args = parser.parse_args()
+    args.folder = args.folder.resolve()  # (the steps run inside the clone)
     pins: dict[str, Version] = {}
     for requirement in requirements():
         version = oldest(requirement)

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from qseg.resources.default import build_tag, source_fingerprint
+from qseg.resources.default import build_tag, source_fingerprint, wordsegment_fingerprint
 from qseg.resources.store import Store, build_from_entries
 
 CODE = "import qseg; print(qseg.segment('new york yankees tickets', 'naive').to_pipe())"
@@ -41,7 +41,7 @@ def test_two_first_uses_at_once_build_one_store(tmp_path):
     # the release, store format and normalization are in the name: an upgrade builds anew
     assert store.name.endswith(f"-{build_tag()}.qseg") and "-norm1" in build_tag()
     # and the content fingerprint of the installed source: another wordsegment builds anew
-    content = source_fingerprint("wordsegment", list)
+    content = wordsegment_fingerprint()
     assert f"-{content}-" in store.name
     assert Store.open(store).header["source"]["fingerprint"] == content
     assert [p for p in cache.iterdir() if p != store] == []  # the lock went with the build
@@ -120,19 +120,27 @@ def test_a_cached_store_of_another_source_is_rebuilt_not_used(tmp_path):
 
 
 def test_the_source_fingerprint_follows_the_installed_files(tmp_path, monkeypatch):
-    """The installer's RECORD (the SHA-256 of every file) fingerprints a package; without a
-    RECORD, the data files' own bytes do."""
+    """The installer's RECORD lines of the data files (their SHA-256) fingerprint a package's
+    data, not its other lines (compiled files, the installer's name); without a RECORD, the
+    data files' own bytes do."""
     info = tmp_path / "toydata-1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toydata\nVersion: 1.0\n")
-    (info / "RECORD").write_text("toydata/a.txt,sha256=AAAA,3\n")
+    record = "toydata/a.txt,sha256=AAAA,3\ntoydata-1.0.dist-info/INSTALLER,sha256=PIP,4\n"
+    (info / "RECORD").write_text(record)
     data = tmp_path / "a.txt"
     data.write_text("one")
     monkeypatch.syspath_prepend(str(tmp_path))
-    first = source_fingerprint("toydata", lambda: [data])
-    (info / "RECORD").write_text("toydata/a.txt,sha256=BBBB,3\n")
-    assert source_fingerprint("toydata", lambda: [data]) != first
+
+    def fingerprint():
+        return source_fingerprint("toydata", lambda path: path.endswith(".txt"), lambda: [data])
+
+    first = fingerprint()
+    (info / "RECORD").write_text(record.replace("PIP", "UV"))
+    assert fingerprint() == first  # another installer, the same data
+    (info / "RECORD").write_text(record.replace("AAAA", "BBBB"))
+    assert fingerprint() != first
     (info / "RECORD").unlink()
-    by_bytes = source_fingerprint("toydata", lambda: [data])
+    by_bytes = fingerprint()
     data.write_text("two")
-    assert source_fingerprint("toydata", lambda: [data]) != by_bytes
+    assert fingerprint() != by_bytes

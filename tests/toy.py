@@ -125,4 +125,5 @@ def votes(n: int = 300, seed: int = 0, annotators: int = 10) -> dict[str, tuple[
             given[other] = given.get(other, 0) + 1
         ranked = sorted(given.items(), key=lambda item: (-item[1], item[0].breaks))
         out[f"toy-{seed}-{number}"] = tuple(Reference(s, v) for s, v in ranked)
+    assert len(out) == n, f"the toy world has only {len(out)} distinct queries"
     return out

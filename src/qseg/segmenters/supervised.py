@@ -324,8 +324,8 @@ class BreakClassifier(BaseEstimator):
                 column = columns[[s.stage for s in stacked].index("domain")][:, 0]
                 kinds[query_of_gap] = column  # (the same value at each of a query's gaps)
             self._fit_joint(
-                words, tags, dists, base, stacked, rates, query_of_gap, tables, folds, done,
-                weights, kinds,
+                words, tags, dists, base, stacked, columns, rates, query_of_gap, tables, folds,
+                done, weights, kinds,
             )  # fmt: skip
         self.model_ = self._frozen()
         return self
@@ -363,9 +363,16 @@ class BreakClassifier(BaseEstimator):
             gap_counts = np.array([len(w) - 1 for w in words])
 
             def domain(train: np.ndarray, held: np.ndarray) -> np.ndarray:
-                learned = DomainModel.fit(
-                    [words[i] for i in train], [domains[i] for i in train], self.random_state
-                )
+                try:
+                    learned = DomainModel.fit(
+                        [words[i] for i in train], [domains[i] for i in train], self.random_state
+                    )
+                except ValueError as exc:  # (one kind of query only)
+                    raise QsegError(
+                        f"the domain input is learnt within inner folds, without one or two of "
+                        f"the {self.inner_folds}, and the queries of one such share are of one "
+                        f"kind ({exc}): give more queries of each kind"
+                    ) from None
                 kinds = learned.predict([words[i] for i in held])
                 return np.repeat(kinds, gap_counts[held])[:, None]
 
@@ -417,6 +424,7 @@ class BreakClassifier(BaseEstimator):
         dists: Sequence[Mapping[tuple[int, ...], float]],
         base: np.ndarray,
         stacked: Sequence[StackedInput],
+        columns: Sequence[np.ndarray],
         rates: np.ndarray,
         query_of_gap: np.ndarray,
         tables: SpanTables,
@@ -435,9 +443,11 @@ class BreakClassifier(BaseEstimator):
             inner = gap_weights[inside] if gap_weights is not None else None
             # the learnt inputs again, each learnt without this fold's labels (also for the
             # training queries), so that none of them reaches the predictions for this fold
-            x = np.hstack(
-                [base, *(_out_of_fold(folds, query_of_gap, s, without=held) for s in stacked)]
-            )
+            learnt = [
+                _out_of_fold(folds, query_of_gap, s, without=(held, c))
+                for s, c in zip(stacked, columns, strict=True)
+            ]
+            x = np.hstack([base, *learnt])
             model = self._gap_model(x[inside], rates[inside], inner, fold)
             p[outside] = model.predict(x[outside])
             rates_of = phrase_rates([words[i] for i in train], [dists[i] for i in train])
@@ -549,13 +559,19 @@ def _out_of_fold(
     folds: Sequence[tuple[np.ndarray, np.ndarray]],
     query_of_gap: np.ndarray,
     stacked: StackedInput,
-    without: np.ndarray | None = None,
+    without: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> np.ndarray:
     """Per gap, the values of a learnt input, for each fold's queries learnt from the other
-    folds' queries (and never from the queries ``without``)."""
+    folds' queries. ``without=(queries, values)``: never learnt from those queries either (the
+    rows of that fold itself are the first-order ``values``, learnt without it already)."""
     out = np.zeros((len(query_of_gap), stacked.width), dtype=np.float32)
     for train, held in folds:
+        rows = np.isin(query_of_gap, held)
         if without is not None:
-            train = np.setdiff1d(train, without)
-        out[np.isin(query_of_gap, held)] = stacked.learn(train, held)
+            excluded, values = without
+            if np.array_equal(held, excluded):
+                out[rows] = values[rows]
+                continue
+            train = np.setdiff1d(train, excluded)
+        out[rows] = stacked.learn(train, np.sort(held))  # (gaps in query order)
     return out
