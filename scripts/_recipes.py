@@ -41,12 +41,17 @@ class Corpora:
     queryner_train: dict[str, Segmentation]
     queryner_dev: dict[str, Segmentation]
 
+    @staticmethod
+    def folders(shared: Path = SHARED) -> list[Path]:
+        """The corpora's folders: Webis-QSeC-10's training part and QueryNER."""
+        return [shared / "data" / "webis-qsec-10-training", shared / "data" / "queryner"]
+
     @classmethod
     def read(cls, shared: Path = SHARED) -> Corpora:
-        data = shared / "data"
-        webis = read_training_set(data / "webis-qsec-10-training")
-        train = read_queryner(data / "queryner" / "train.jsonl")
-        dev = read_queryner(data / "queryner" / "dev.jsonl")
+        webis_folder, queryner = cls.folders(shared)
+        webis = read_training_set(webis_folder)
+        train = read_queryner(queryner / "train.jsonl")
+        dev = read_queryner(queryner / "dev.jsonl")
         return cls(
             webis.votes,
             {k: v.segmentation for k, v in train.items()},

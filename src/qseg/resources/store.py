@@ -56,6 +56,7 @@ import numpy as np
 
 from qseg.errors import DataError, PathError
 from qseg.fileio import NEW_FILE_MODE, StrPath
+from qseg.query import QueryError, normalize_key
 from qseg.resources._store import StoreView, count_buckets, hash_keys, pack_compact
 
 MAGIC = b"QSEGSTOR"
@@ -648,6 +649,18 @@ class StoreBacked:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Self:
         return self
+
+    def _value(self, text: str) -> int:
+        """The value stored for ``text`` as given (internal stores keep marks such as ``(``),
+        else for ``text`` normalized like a query; 0 if neither is stored."""
+        value = int(self.view.lookup(text)[1])
+        if value:
+            return value
+        try:
+            key = normalize_key(text)
+        except QueryError:  # no words
+            return 0
+        return int(self.view.lookup(key)[1]) if key != text else 0
 
     def _attach(self, store: Store) -> None:
         if store.info.kind != self.kind:

@@ -9,7 +9,7 @@ import numpy as np
 
 from qseg.errors import InputError
 from qseg.fileio import StrPath, read_lines
-from qseg.query import QueryError, normalize_key
+from qseg.query import normalize_key
 from qseg.resources.counts import parse_ngram
 from qseg.resources.store import Store, StoreBacked, build_from_entries
 
@@ -73,15 +73,7 @@ class TitleSet(StoreBacked):
 
     def __contains__(self, title: object) -> bool:
         """Membership of a title, normalized like a query first."""
-        if not isinstance(title, str):
-            return False
-        if self.view.lookup(title)[1] > 0:
-            return True
-        try:
-            key = normalize_key(title)
-        except QueryError:
-            return False
-        return key != title and self.view.lookup(key)[1] > 0
+        return isinstance(title, str) and self._value(title) > 0
 
     def __len__(self) -> int:
         return self.info.entries
