@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import webis_file
+from conftest import SHARED, webis_file
 from helpers import assert_one_line_error, out, qseg
 
 from qseg.resources.store import HEADER_REGION
@@ -217,6 +217,64 @@ def test_evaluate_table_and_json(write):
     }
     assert rows[1]["query_accuracy"] == 0.5  # best-of finds new|york|yankees
     assert "1 segmentations of queries not in the gold file are ignored" in result.stderr.decode()
+
+
+QUERYNER = [
+    ("7", ["Gillette", "gel", "shaving", "cream"], ["B-creator", "B-type", "I-type", "I-type"]),
+    ("8", ["organic", "baby", "clothes"], ["B-modifier", "B-department", "B-type"]),
+    ("9", ["shorts", "high", "waisted"], ["B-type", "B-shape", "I-shape"]),
+]
+
+
+def test_evaluate_reads_queryner_gold_as_train_does(write):
+    lines = [
+        json.dumps({"example_id": int(i), "tokens": tokens, "labels": labels})
+        for i, tokens, labels in QUERYNER
+    ]
+    gold = write("dev.jsonl", "\n".join(lines) + "\n")
+    mine = write(
+        "mine.txt",
+        "7\tgillette|gel shaving cream\n8\torganic baby|clothes\n9\tshorts|high waisted\n",
+    )
+    result = qseg(
+        "evaluate", "--gold", gold, mine, "--system", "split=always-split", "--format", "json"
+    )
+    rows = {r.pop("system"): r for r in json.loads(out(result))}
+    # gold: gillette|gel shaving cream, organic|baby|clothes, shorts|high waisted (7 gaps,
+    # 7 segments). mine misses one break of query 8: 6 of 7 gaps; of its 6 segments 5 are
+    # gold's (not "organic baby"), 5 of gold's 7 found. always-split: gaps 1+2+1 of 7,
+    # query 8; segments gillette, organic, baby, clothes, shorts: 5 of its 10, of gold's 7.
+    assert rows["mine"] == {
+        "queries": 3,
+        "query_accuracy": pytest.approx(2 / 3),
+        "segment_precision": pytest.approx(5 / 6),
+        "segment_recall": pytest.approx(5 / 7),
+        "segment_f1": pytest.approx(10 / 13),
+        "break_accuracy": pytest.approx(6 / 7),
+    }
+    assert rows["split"] == {
+        "queries": 3,
+        "query_accuracy": pytest.approx(1 / 3),
+        "segment_precision": 0.5,
+        "segment_recall": pytest.approx(5 / 7),
+        "segment_f1": pytest.approx(10 / 17),
+        "break_accuracy": pytest.approx(4 / 7),
+    }
+
+
+def test_evaluate_on_queryner_dev_gives_the_default_models_recorded_figures():
+    from qseg.models.catalog import SHIPPED
+
+    dev = SHARED / "data" / "queryner" / "dev.jsonl"
+    if not dev.exists():
+        pytest.skip(f"QueryNER not found at {dev} (../shared is absent)")
+    meta = json.loads((SHIPPED / "qseg-default-v2.json").read_text(encoding="utf-8"))
+    recorded = meta["figures"]["queryner_dev"]
+    result = qseg("evaluate", "--gold", dev, "--system", "default=default", "--format", "json")
+    (row,) = json.loads(out(result))
+    assert row["queries"] == 871
+    assert round(row["break_accuracy"], 4) == recorded["break_accuracy"] == 0.7936
+    assert round(row["query_accuracy"], 4) == recorded["query_accuracy"] == 0.5959
 
 
 def test_evaluate_reports_missing_queries(write):

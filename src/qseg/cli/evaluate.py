@@ -19,11 +19,16 @@ def configure(ev: argparse.ArgumentParser) -> None:
     ev.description = (
         "Matching metrics of paper 003 for each SEGFILE (`id<TAB>seg|ments`, "
         "named NAME=FILE or by file stem) and each --system NAME=SPEC (a method spec or a "
-        "saved model, run on the gold queries) against the gold file (Webis crowd votes or "
-        "`id<TAB>seg|ments`)."
+        "saved model, run on the gold queries) against the gold file (Webis crowd votes, "
+        "`id<TAB>seg|ments` or QueryNER .jsonl, read as `qseg train --gold` reads it)."
     )
     ev.add_argument("segfiles", nargs="*", metavar="SEGFILE")
-    ev.add_argument("--gold", required=True, metavar="FILE")
+    ev.add_argument(
+        "--gold",
+        required=True,
+        metavar="FILE",
+        help="Webis crowd votes, id<TAB>seg|ments, or QueryNER .jsonl",
+    )
     ev.add_argument(
         "--system",
         action="append",
@@ -47,7 +52,8 @@ def configure(ev: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, out: IO[str]) -> None:
     from qseg.cli.common import resources
-    from qseg.corpora.webis import read_references, read_segmentations
+    from qseg.corpora.training import read_gold
+    from qseg.corpora.webis import read_segmentations
     from qseg.errors import QsegError
     from qseg.evaluation.matching import evaluate, scores_table, segment_gold
     from qseg.evaluation.significance import compare, mcnemar_table
@@ -56,7 +62,7 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
 
     if not args.segfiles and not args.system:
         raise QsegError("give segmentation files, --system NAME=SPEC, or both")
-    gold = read_references(args.gold)
+    gold = read_gold(args.gold)
     systems = {}
     for name, path in named_files(args.segfiles).items():
         outputs = read_segmentations(path)

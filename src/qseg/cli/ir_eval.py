@@ -99,7 +99,8 @@ def configure(ir: argparse.ArgumentParser) -> None:
     how.add_argument(
         "--gold",
         metavar="FILE",
-        help="gold segmentations (votes or id<TAB>seg|ments; majority) for Kendall tau",
+        help="gold segmentations (votes, id<TAB>seg|ments or QueryNER .jsonl; majority) "
+        "for Kendall tau",
     )
     how.add_argument("--format", choices=("table", "markdown", "json"), default="table")
     how.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -133,7 +134,8 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
     from pathlib import Path
 
     from qseg.cli.common import resources
-    from qseg.corpora.webis import read_references, read_segmentations
+    from qseg.corpora.training import read_gold
+    from qseg.corpora.webis import read_segmentations
     from qseg.errors import QsegError
     from qseg.evaluation.ir.counts import collection_counts
     from qseg.evaluation.ir.engines import open_engine
@@ -196,7 +198,7 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
             bqv_max_words=args.bqv_max_words,
             progress=bar.update,
         )
-    gold = read_references(args.gold) if args.gold else None
+    gold = read_gold(args.gold) if args.gold else None
     taus = kendall_taus(results, systems, bqv=not args.no_bqv, gold=gold)
     if args.format == "json":
         out.write(to_json(results, taus) + "\n")

@@ -1,8 +1,9 @@
 """Training data for the supervised segmenters: annotated queries, their labels and tags.
 
 Gold annotations come as Webis crowd votes (every vote counts), ``id<TAB>seg|ments`` lines or a
-QueryNER ``.jsonl`` file; a query file may choose a subset of them (and must agree with their
-words); a part-of-speech tag file (the Webis form, by query id) may add tags.
+QueryNER ``.jsonl`` file (:func:`read_gold`, which ``qseg evaluate`` reads too); a query file may
+choose a subset of them (and must agree with their words); a part-of-speech tag file (the Webis
+form, by query id) may add tags.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from qseg.corpora.queryner import read_queryner
 from qseg.corpora.webis import aligned_tags, read_queries, read_references, read_tags
 from qseg.errors import QsegError
 from qseg.fileio import StrPath
-from qseg.segmentation import Target, target_words
+from qseg.segmentation import Reference, Target, target_words
 
 
 @dataclass(frozen=True)
@@ -32,10 +33,13 @@ class TrainingData:
         return 0 if self.tags is None else sum(t is None for t in self.tags)
 
 
-def _labels(path: StrPath) -> dict[str, Target]:
+def read_gold(path: StrPath) -> dict[str, list[Reference]]:
+    """Query id -> gold references of any gold file: a QueryNER ``.jsonl`` file (told by its
+    name; each query one reference with one vote), else Webis crowd votes or
+    ``id<TAB>seg|ments`` lines. Training and evaluation read gold files through this alone."""
     if str(path).endswith(".jsonl"):
-        return {k: v.segmentation for k, v in read_queryner(path).items()}
-    return dict(read_references(path))
+        return {k: [Reference(v.segmentation, 1)] for k, v in read_queryner(path).items()}
+    return read_references(path)
 
 
 def read_training_data(
@@ -43,7 +47,7 @@ def read_training_data(
 ) -> TrainingData:
     """The annotated queries of ``gold`` (those of ``queries`` only, if given), with the tags
     of ``pos``."""
-    labels = _labels(gold)
+    labels: dict[str, Target] = dict(read_gold(gold))
     ids = list(labels)
     if queries is not None:
         chosen = read_queries(queries)
