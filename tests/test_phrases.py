@@ -60,7 +60,7 @@ def test_the_same_phrases_as_gensim_trained_on_the_sentences(options):
 
 def test_connectors_join_across_of_and_two_layers_join_phrases():
     _, with_of = _trained(min_count=1, threshold=1.0, connector_words=ENGLISH_CONNECTOR_WORDS)
-    connected = PhrasesSegmenter(with_of, threshold=1.0, min_count=1, connectors=True)
+    connected = PhrasesSegmenter(with_of, "default", 1.0, min_count=1, connectors=True)
     assert connected.segment("bank of america login").to_pipe() == "bank of america|login"
     # breaking inside the phrase costs the phrase's own score at either of its gaps, not -inf
     ranked = connected.rank("bank of america login", 4)
@@ -73,8 +73,8 @@ def test_connectors_join_across_of_and_two_layers_join_phrases():
         for i in range(len(words) - n + 1)
     )
     counts = NgramCounts(ngrams)  # every n-gram of the sentences, up to 4 words
-    one = PhrasesSegmenter(counts, threshold=1.0, min_count=1)
-    two = PhrasesSegmenter(counts, threshold=1.0, min_count=1, layers=2)
+    one = PhrasesSegmenter(counts, "default", 1.0, min_count=1, connectors=False)
+    two = PhrasesSegmenter(counts, "default", 1.0, min_count=1, connectors=False, layers=2)
     assert one.segment("new york yankees tickets").to_pipe() == "new york|yankees tickets"
     # the second pass sees the tokens "new york" and "yankees tickets" and the 4-gram's count
     assert two.segment("new york yankees tickets").to_pipe() == "new york yankees tickets"
@@ -82,7 +82,7 @@ def test_connectors_join_across_of_and_two_layers_join_phrases():
 
 def test_ranking_flips_the_gaps_nearest_the_threshold():
     _, counts = _trained(min_count=1, threshold=1.0)
-    segmenter = PhrasesSegmenter(counts, threshold=1.0, min_count=1)
+    segmenter = PhrasesSegmenter(counts, "default", threshold=1.0, min_count=1)
     ranked = segmenter.rank("new york yankees tickets", 8)
     assert ranked[0] == (segmenter.segment("new york yankees tickets"), 0.0)
     assert all(score < 0 for _, score in ranked[1:])
@@ -91,28 +91,45 @@ def test_ranking_flips_the_gaps_nearest_the_threshold():
     assert never_together[1][1] == float("-inf")
 
 
+def test_the_defaults_join_pairs_of_the_built_in_counts():
+    """gensim's default scorer is not scale-free: on Web1T-sized counts nothing reaches its
+    threshold 10, which made the method's defaults exactly always-split; npmi's independence
+    (threshold 0) is."""
+    default = qseg.segmenter("phrases")
+    assert (default.scoring, default.threshold, default.connectors) == ("npmi", 0.0, True)
+    assert default.segment("new york yankees tickets").to_pipe() == "new york|yankees|tickets"
+    assert 0 < default.pair_score("new", "york") < 1
+    gensims = qseg.segmenter("phrases(scoring=default)")
+    assert gensims.threshold == 10.0 and gensims.pair_score("new", "york") < 1e-4
+    assert gensims.segment("new york yankees tickets").to_pipe() == "new|york|yankees|tickets"
+
+
 def test_specs_and_errors():
     segmenter = qseg.segmenter("phrases(scoring=npmi, threshold=0.5)")
-    assert segmenter.spec == "phrases(scoring=npmi, threshold=0.5)"
+    assert segmenter.spec == "phrases(threshold=0.5)"
     assert qseg.segmenter("phrases").spec == "phrases"
+    assert qseg.segmenter("phrases(scoring=npmi, threshold=0)").spec == "phrases"
+    assert qseg.segmenter("phrases(scoring=default, threshold=10)").spec == (
+        "phrases(scoring=default)"
+    )
     with pytest.raises(QsegError, match=r"npmi scorer scores in \[-1, 1\]"):
-        qseg.segmenter("phrases(scoring=npmi)")
+        qseg.segmenter("phrases(threshold=10)")
     with pytest.raises(QsegError, match="layers must be 1 or 2"):
         qseg.segmenter("phrases(layers=3)")
 
 
 def test_tuning_recovers_a_threshold_that_made_the_references(tmp_path):
     _, counts = _trained(min_count=1, threshold=1.0)
-    truth = PhrasesSegmenter(counts, threshold=2.0, min_count=1)
+    truth = PhrasesSegmenter(counts, "default", threshold=2.0, min_count=1)
     gold = {str(i): [Reference(truth.segment(s), 1)] for i, s in enumerate(set(SENTENCES))}
     assert any(
-        PhrasesSegmenter(counts, threshold=0.5, min_count=1).segment(refs[0].segmentation.query)
+        PhrasesSegmenter(counts, "default", 0.5, min_count=1).segment(refs[0].segmentation.query)
         != refs[0].segmentation
         for refs in gold.values()
     )  # another threshold segments differently
-    choice = tune_phrases(gold, counts, min_count=1)
+    choice = tune_phrases(gold, counts, scoring="default", min_count=1)
     assert (choice.break_accuracy, choice.query_accuracy, choice.queries) == (1.0, 1.0, len(gold))
-    tuned = PhrasesSegmenter(counts, threshold=choice.threshold, min_count=1)
+    tuned = PhrasesSegmenter(counts, "default", threshold=choice.threshold, min_count=1)
     assert all(tuned.segment(r[0].segmentation.query) == r[0].segmentation for r in gold.values())
 
 
@@ -123,4 +140,7 @@ def test_qseg_tune_phrases(write):
         helpers.qseg("tune", "phrases", "--gold", gold, "--ngrams", counts, "--min-count", "1")
     )
     spec, accuracy, *_ = text.split("\t")
-    assert spec.startswith("phrases(threshold=") and accuracy == "break_accuracy=1.0000"
+    assert spec.startswith("phrases(scoring=default, threshold=") and spec.endswith(
+        ", connectors=false)"
+    )  # qseg tune phrases: gensim's scorer without connectors unless told
+    assert accuracy == "break_accuracy=1.0000"

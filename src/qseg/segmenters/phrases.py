@@ -2,13 +2,24 @@
 
 gensim (``gensim.models.phrases``) finds collocations by a greedy left-to-right pass that joins
 two adjacent tokens when their score is above a threshold, with connector words (``of``,
-``the``...) allowed inside a phrase. Here its vocabulary is the n-gram store itself (phrases
-are joined with a space, so a phrase is the n-gram key of its words), so ``layers=2`` stacks a
-second pass that joins phrases into longer ones, as gensim users do, from the same counts.
+``the``...) allowed inside a phrase. It is the one method here not decoded exactly: its
+segmentation is gensim's own greedy joining, kept as it is because it is the baseline. Here its
+vocabulary is the n-gram store itself (phrases are joined with a space, so a phrase is the
+n-gram key of its words), so ``layers=2`` stacks a second pass that joins phrases into longer
+ones, as gensim users do, from the same counts.
 
-Scorers (gensim's): ``default`` (Mikolov et al.: ``(count(ab) - min_count) * |vocabulary| /
-(count(a) count(b))``, threshold 10 by gensim's default) and ``npmi`` (normalized PMI in
-[-1, 1]). As a ranking, gensim's segmentation scores 0 and every other one minus the sum of
+Scorers (gensim's): ``npmi`` (normalized PMI in [-1, 1], Bouma 2009) and ``default``
+(Mikolov et al.: ``(count(ab) - min_count) * |vocabulary| / (count(a) count(b))``). The method's
+defaults are not gensim's: gensim's default scorer divides by the product of two counts but
+multiplies by the vocabulary size, not the corpus size, so its scale follows the counts; on
+Web1T-sized counts (the built-in ones) no pair reaches gensim's threshold 10 (``new york``
+scores 1.3e-05) and it joins nothing, exactly ``always-split``. NPMI is scale-free, and its
+threshold 0 is independence: a pair is joined when its words occur together more often than
+chance would have them. Connector words are on, as gensim's documentation says to set them for
+English text. ``threshold`` left out is that neutral point of the scorer: 0 for ``npmi``,
+gensim's 10 for ``default``.
+
+As a ranking, gensim's segmentation scores 0 and every other one minus the sum of
 ``|score - threshold|`` over the gaps where it decides otherwise (a gap inside a phrase costs
 its phrase's score; joining two words gensim cannot score costs -inf), so the next ones flip
 the gaps closest to the threshold.
@@ -25,14 +36,19 @@ from qseg.segmentation import Segmentation
 from qseg.segmenters.decoder import kbest_gaps
 from qseg.segmenters.spec import Param, format_spec
 
-SCORERS = ("default", "npmi")
+SCORERS = ("npmi", "default")
+NEUTRAL = {"npmi": 0.0, "default": 10.0}
+"""The threshold of each scorer when none is given: npmi's independence, gensim's default."""
 PARAMS = {
-    "scoring": Param(str, "default", "gensim's scorer", SCORERS),
+    "scoring": Param(str, "npmi", "gensim's scorer", SCORERS),
     "threshold": Param(
-        float, 10.0, "join above this score (gensim's default; npmi scores lie in [-1, 1])"
+        float,
+        None,
+        "join above this score (none: 0 for npmi, whose scores lie in [-1, 1] and 0 is "
+        "independence; gensim's 10 for default)",
     ),
     "min_count": Param(int, 5, "gensim's min_count (the default scorer subtracts it)"),
-    "connectors": Param(bool, False, "gensim's English connector words may sit inside a phrase"),
+    "connectors": Param(bool, True, "gensim's English connector words may sit inside a phrase"),
     "layers": Param(int, 1, "passes: 2 joins phrases into longer ones"),
 }
 
@@ -43,14 +59,16 @@ class PhrasesSegmenter:
     def __init__(
         self,
         counts: NgramCounts,
-        scoring: str = "default",
-        threshold: float = 10.0,
+        scoring: str = "npmi",
+        threshold: float | None = None,
         min_count: int = 5,
-        connectors: bool = False,
+        connectors: bool = True,
         layers: int = 1,
     ) -> None:
         if scoring not in SCORERS:
             raise ValueError(f"scoring must be one of {', '.join(SCORERS)}, not {scoring!r}")
+        neutral = threshold is None or threshold == NEUTRAL[scoring]
+        threshold = NEUTRAL[scoring] if threshold is None else threshold
         if layers not in (1, 2):
             raise ValueError(f"layers must be 1 or 2, not {layers}")
         if min_count < 1:
@@ -61,7 +79,7 @@ class PhrasesSegmenter:
             effect = "joins nothing" if threshold > 1 else "joins every pair with a count"
             raise ValueError(
                 f"the npmi scorer scores in [-1, 1]; a threshold of {threshold} {effect} "
-                "(try phrases(scoring=npmi, threshold=0.5))"
+                "(try phrases(threshold=0.5), or phrases(scoring=default) for gensim's scorer)"
             )
         from gensim.models.phrases import ENGLISH_CONNECTOR_WORDS, Phrases
 
@@ -78,7 +96,7 @@ class PhrasesSegmenter:
         self._phrases.corpus_word_count = max(counts.unigram_total, 1)
         values = {
             "scoring": scoring,
-            "threshold": threshold,
+            "threshold": None if neutral else threshold,
             "min_count": min_count,
             "connectors": connectors,
             "layers": layers,
