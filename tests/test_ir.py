@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import SHARED
+from helpers import assert_one_line_error
 
 from qseg.corpora import ir
 from qseg.errors import InputError, QsegError
@@ -473,3 +474,99 @@ def test_the_result_cache_is_shared_and_survives_a_killed_run(tmp_path):
     assert (second.hits, second.misses) == (4, 0)  # and the first one's fourth, at once
     first.close()
     second.close()
+
+
+def test_kendall_tau_marks_ties_and_says_in_what_steps_it_moves(tmp_path):
+    from qseg.evaluation.ir.framework import MATCHING
+    from qseg.evaluation.ir.report import tau_note, tau_rows
+
+    words = query_words(tiny_collection())
+    split = {q: Segmentation(w, (1,) * (len(w) - 1)) for q, w in words.items()}
+    joined = {
+        "q1": Segmentation.from_pipe("new york yankees|tickets"),
+        "q2": Segmentation.from_pipe("boston red sox"),
+    }
+    systems = {"split": split, "joined": joined, "twin": dict(joined)}
+    engine = TantivyEngine(tmp_path / "index")
+    results = evaluate_ir(tiny_collection(), engine, systems, measures=["nDCG@5"], cache=None)
+    (row,) = kendall_taus(results, systems, bqv=True)["BQV_BF"]
+    # joined and its twin tie everywhere; scipy's tau-b of (a < b = b) against (c < d = d)
+    # is 2 / sqrt(2 * 2) = 1, of three untied values it would move in steps of 2/3
+    assert row["systems"] == 3 and row["tied"] == list(MATCHING)
+    _, cells = tau_rows([row])
+    assert all(cell.endswith("~") for cell in cells[0][1:])
+    assert tau_note([row]).startswith(
+        "3 systems (3 pairs): where neither ranking ties, tau moves in steps of 2/3; ~: systems "
+        "tie in QVRS or in the matching metric, and tau-b leaves the tied pairs out"
+    )
+    two = {"split": split, "joined": joined}
+    results = evaluate_ir(tiny_collection(), engine, two, measures=["nDCG@5"], cache=None)
+    (row,) = kendall_taus(results, two, bqv=True)["BQV_BF"]
+    # joined has the higher QVRS; split is BQV_BF's first best of q2 (every version finds
+    # its one relevant document first, and the fewest quotes come first), joined of neither
+    assert row["tied"] == [] and row["query_accuracy"] == -1.0
+    assert tau_note([row]) == (
+        "2 systems (1 pair): where neither ranking ties, tau moves in steps of 2"
+    )
+
+
+BINARY_DOCS = {**DOCS, "stop": "of the and"}
+
+
+def test_binary_judgments_leave_rr_rel_2_out_and_the_dropped_queries_are_named(tmp_path, write):
+    """On 0/1 judgments no document has grade 2: RR(rel=2) would be 0 for every query."""
+    docs = write("docs.tsv", "".join(f"{k}\t{v}\n" for k, v in BINARY_DOCS.items()))
+    queries = write(
+        "queries.tsv",
+        "q1\tNew York Yankees tickets\nq2\tboston red sox\nq3\tnew car prices\nq4\tof the\n",
+    )  # q3 has no relevant document, q4 no word but stopwords
+    qrels = write("qrels", "q1 0 target 1\nq1 0 decoy 0\nq2 0 other 1\nq3 0 filler2 0\n"
+                  "q4 0 stop 1\n")  # fmt: skip
+    stop = write("stop.txt", "of\nthe\n")
+    seg = write("seg.txt", "q1\tnew york yankees|tickets\nq2\tboston red sox\n")
+    split = write("split.txt", "q1\tnew|york|yankees|tickets\nq2\tboston|red|sox\n")
+    command = [sys.executable, "-m", "qseg", "ir-eval", "--docs", str(docs), "--queries",
+               str(queries), "--qrels", str(qrels), "--stopwords", str(stop), "--segmentations",
+               f"joined={seg}", "--segmentations", f"split={split}", "--quiet", "--cache-dir",
+               str(tmp_path / "cache")]  # fmt: skip
+    run = subprocess.run([*command, "--format", "json"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert [row["measure"] for row in report["table"]] == ["nDCG@5", "nDCG@10", "AP@5", "AP@10"]
+    assert report["left_out_measures"] == {"RR(rel=2)@5": 1, "RR(rel=2)@10": 1}
+    assert report["queries"] == 2
+    assert report["left_out_queries"] == {
+        "no judgment of grade >= 1": ["q3"],
+        "no words once stopwords are removed": ["q4"],
+    }
+    assert run.stderr.splitlines() == [
+        "qseg: note: RR(rel=2)@5, RR(rel=2)@10 left out: they count only documents of a grade "
+        "above the highest judged (1; binary judgments?), so they are 0 for every query and "
+        "system; --grades maps grades, e.g. 1:2",
+        "qseg: note: 2 queries left out (no judgment of grade >= 1: q3; no words once "
+        "stopwords are removed: q4)",
+    ]
+    table = subprocess.run(command, capture_output=True, text=True)
+    assert "RR(rel=2)" not in table.stdout and "\n2 queries left out (" in table.stdout
+    mapped = subprocess.run([*command, "--grades", "1:2,0:0", "--format", "json"],
+                            capture_output=True, text=True)  # fmt: skip
+    assert "RR(rel=2)@5" in {row["measure"] for row in json.loads(mapped.stdout)["table"]}
+    only = subprocess.run([*command, "--measures", "RR(rel=2)@5"], capture_output=True)
+    assert_one_line_error(only, "no measure left: RR(rel=2)@5 count only grades above")
+
+
+def test_left_out_queries_are_those_query_words_leaves_out():
+    from qseg.evaluation.ir.framework import left_out_queries
+
+    collection = ir.Collection(
+        "c",
+        lambda: iter(()),
+        {"a": "new york", "b": "the", "c": "boston", "d": "red sox"},
+        {"a": {"x": 1}, "b": {"x": 2}, "c": {"x": 0}},
+        stopwords=frozenset({"the"}),
+    )
+    assert set(query_words(collection)) == {"a"}
+    assert left_out_queries(collection) == {
+        "no judgment of grade >= 1": ["c", "d"],
+        "no words once stopwords are removed": ["b"],
+    }

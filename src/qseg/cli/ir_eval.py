@@ -9,6 +9,7 @@ from qseg.cli.common import (
     add_model_flags,
     add_resource_flags,
     named_files,
+    note,
 )
 from qseg.corpora import ir
 from qseg.corpora.ir import FILE_FORMATS, KNOWN
@@ -146,7 +147,14 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
         query_words,
         segment_queries,
     )
-    from qseg.evaluation.ir.report import table_rows, tau_rows, to_json
+    from qseg.evaluation.ir.report import (
+        left_out_note,
+        table_rows,
+        tau_note,
+        tau_rows,
+        to_json,
+        unreachable_note,
+    )
     from qseg.evaluation.ir.versions import MAX_NESTED_VERSIONS
     from qseg.fileio import cache_dir
     from qseg.models import default_method, open_segmenter
@@ -200,6 +208,9 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
         )
     gold = read_gold(args.gold) if args.gold else None
     taus = kendall_taus(results, systems, bqv=not args.no_bqv, gold=gold)
+    for message in (unreachable_note(results), left_out_note(results)):
+        if message:
+            note(message)
     if args.format == "json":
         out.write(to_json(results, taus) + "\n")
         return
@@ -214,6 +225,9 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
             f"\nKendall tau, systems ranked by QVRS vs by matching metrics against {reference}:\n\n"
         )
         out.write(render_table(*tau_rows(rows), markdown=markdown) + "\n")
+        out.write(f"\n{tau_note(rows)}\n")
+    if left_out := left_out_note(results):
+        out.write(f"\n{left_out}\n")
     if results.skipped_nested:
         out.write(
             f"\n{len(results.skipped_nested)} queries left out: too long to nest, or their "

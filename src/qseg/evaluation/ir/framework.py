@@ -12,7 +12,7 @@ segment quoted. Metrics come from ir_measures: nDCG@k on the graded judgments, A
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,6 +80,11 @@ def score_rankings(
     return values
 
 
+def _has_ties(values: Sequence[float]) -> bool:
+    """Whether two values are equal (as scipy's Kendall tau compares them)."""
+    return len(set(values)) < len(values)
+
+
 def _unnested(
     segmentations: Mapping[str, Segmentation | NestedSegmentation | None], qid: str
 ) -> bool:
@@ -123,6 +128,31 @@ def query_words(collection: Collection) -> dict[str, tuple[str, ...]]:
     return words
 
 
+UNJUDGED = "no judgment of grade >= 1"
+WORDLESS = "no words once stopwords are removed"
+
+
+def left_out_queries(collection: Collection) -> dict[str, list[str]]:
+    """The queries :func:`query_words` leaves out, by reason, in the collection's order: no
+    oracle can be scored for them (without a relevant document every version scores 0)."""
+    judged = collection.judged_queries()
+    reasons = {
+        UNJUDGED: [qid for qid in collection.queries if qid not in judged],
+        WORDLESS: [qid for qid, t in judged.items() if not ir_words(t, collection.stopwords)],
+    }
+    return {reason: ids for reason, ids in reasons.items() if ids}
+
+
+def unreachable_measures(
+    measures: Sequence[Any], qrels: Mapping[str, Mapping[str, int]], qids: Iterable[str]
+) -> dict[str, int]:
+    """Measure -> the highest grade judged, for every measure counting only documents of a
+    grade above it (``RR(rel=2)`` on binary 0/1 judgments): it is 0 for every query and
+    system, so it ranks nothing."""
+    highest = max((g for qid in qids for g in qrels.get(qid, {}).values()), default=0)
+    return {str(m): highest for m in measures if m.params.get("rel", 1) > highest}
+
+
 @dataclass
 class IrResults:
     """Per-query scores of every column and measure, with the tables derived from them."""
@@ -134,6 +164,11 @@ class IrResults:
     bqv_reference: dict[str, dict[str, Segmentation]] = field(default_factory=dict)
     skipped_bqv: list[str] = field(default_factory=list)
     skipped_nested: list[str] = field(default_factory=list)
+    left_out: dict[str, list[str]] = field(default_factory=dict)
+    """Queries of the collection no column covers, by reason (see :func:`left_out_queries`)."""
+    unreachable: dict[str, int] = field(default_factory=dict)
+    """Measures left out of every column, with the highest grade judged (see
+    :func:`unreachable_measures`)."""
     searches: int = 0
     cache_hits: int = 0
 
@@ -179,7 +214,10 @@ class IrResults:
         """Kendall tau between the systems' ranking by QVRS and by each matching metric.
 
         ``references[measure]`` gives the reference segmentation of each query (BQV_BF's best
-        for that measure, or gold segmentations); needs at least two systems.
+        for that measure, or gold segmentations); needs at least two systems. A row also
+        names the systems' number and, under ``tied``, the metrics where either ranking has
+        equal values: scipy's tau is tau-b, which leaves tied pairs out of its denominator, so
+        there it does not move in the steps of the untied case.
         """
         from scipy.stats import kendalltau
 
@@ -188,7 +226,7 @@ class IrResults:
         for measure in self.measures:
             reference = references[measure]
             qvrs = [self.mean(f"{name} QVRS", measure) for name in names]
-            row: dict[str, Any] = {"measure": measure}
+            row: dict[str, Any] = {"measure": measure, "systems": len(names), "tied": []}
             for metric in MATCHING:
                 values = []
                 for name in names:
@@ -200,6 +238,8 @@ class IrResults:
                     values.append(getattr(aggregate(name, matches), metric))
                 tau = kendalltau(qvrs, values).statistic if len(names) > 1 else math.nan
                 row[metric] = float(tau)
+                if _has_ties(qvrs) or _has_ties(values):
+                    row["tied"].append(metric)
             rows.append(row)
         return rows
 
@@ -225,11 +265,20 @@ def evaluate_ir(
     column and listed in ``skipped_nested``). With
     ``bqv``, BQV_BF needs 2^(l-1) searches for an l-word query, so every column is computed
     over the queries of at most ``bqv_max_words`` words (the others are listed as skipped).
+    Measures that count only grades no judgment of these queries reaches are left out (listed
+    in ``unreachable``); it is an error if no measure is left.
     """
+    words = query_words(collection)
     parsed = parse_measures(measures)
+    unreachable = unreachable_measures(parsed, collection.qrels, words)
+    parsed = [m for m in parsed if str(m) not in unreachable]
+    if not parsed:
+        raise QsegError(
+            f"no measure left: {', '.join(unreachable)} count only grades above the highest "
+            f"judged, {max(unreachable.values())} (map grades with --grades, e.g. 1:2)"
+        )
     names = [str(m) for m in parsed]
     depth = max(m.params.get("cutoff") or 1000 for m in parsed)
-    words = query_words(collection)
     skipped: list[str] = []
     if bqv:  # every column over the same queries: those BQV_BF can search
         skipped = [qid for qid, query in words.items() if len(query) > bqv_max_words]
@@ -333,6 +382,8 @@ def evaluate_ir(
         bqv_reference=reference,
         skipped_bqv=skipped,
         skipped_nested=unnested,
+        left_out=left_out_queries(collection),
+        unreachable=unreachable,
         searches=searcher.misses,
         cache_hits=searcher.hits,
     )

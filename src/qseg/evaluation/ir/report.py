@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import math
+from fractions import Fraction
 from typing import Any
 
 from qseg.evaluation.ir.framework import MATCHING, UNSEGMENTED, IrResults
 
 SIGNIFICANT = 0.05
+TIED = "~"
 
 
 def _cell(value: float, p: float | None) -> str:
@@ -30,9 +32,57 @@ def table_rows(results: IrResults) -> tuple[list[str], list[list[str]]]:
 
 
 def tau_rows(taus: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of a Kendall tau table; ``~`` marks a tau where systems tie."""
     header = ["IR measure", *MATCHING]
-    rows = [[row["measure"], *(f"{row[m]:.3f}" for m in MATCHING)] for row in taus]
+    rows = [
+        [row["measure"], *(f"{row[m]:.3f}{TIED if m in row['tied'] else ''}" for m in MATCHING)]
+        for row in taus
+    ]
     return header, rows
+
+
+def tau_note(taus: list[dict[str, Any]]) -> str:
+    """In what steps tau moves with this many systems, and what ``~`` means, if it is used:
+    with n systems and no ties tau is (concordant - discordant pairs) / all pairs, so a pair
+    that changes sides moves it by 2 / (n (n - 1) / 2)."""
+    systems = taus[0]["systems"]
+    pairs = systems * (systems - 1) // 2
+    note = (
+        f"{systems} systems ({pairs} pair{'s' if pairs > 1 else ''}): where neither ranking "
+        f"ties, tau moves in steps of {Fraction(2, pairs)}"
+    )
+    if any(row["tied"] for row in taus):
+        note += (
+            f"; {TIED}: systems tie in QVRS or in the matching metric, and tau-b leaves the "
+            "tied pairs out of its denominator, so its values fall between those steps"
+        )
+    return note
+
+
+def _listed(ids: list[str], limit: int = 10) -> str:
+    shown = ", ".join(ids[:limit])
+    return f"{shown} and {len(ids) - limit} more" if len(ids) > limit else shown
+
+
+def left_out_note(results: IrResults) -> str | None:
+    """One line naming the queries of the collection that no column covers, by reason."""
+    if not results.left_out:
+        return None
+    count = sum(map(len, results.left_out.values()))
+    reasons = "; ".join(f"{reason}: {_listed(ids)}" for reason, ids in results.left_out.items())
+    return f"{count} queries left out ({reasons})"
+
+
+def unreachable_note(results: IrResults) -> str | None:
+    """One line naming the measures left out because no judgment reaches their grade."""
+    if not results.unreachable:
+        return None
+    highest = max(results.unreachable.values())
+    return (
+        f"{', '.join(results.unreachable)} left out: they count only documents of a grade above "
+        f"the highest judged ({highest}; binary judgments?), so they are 0 for every query and "
+        "system; --grades maps grades, e.g. 1:2"
+    )
 
 
 def _finite(value: Any) -> Any:
@@ -56,6 +106,8 @@ def to_json(results: IrResults, taus: dict[str, list[dict[str, Any]]]) -> str:
                 "queries": results.queries,
                 "bqv_skipped_queries": results.skipped_bqv,
                 "nested_skipped_queries": results.skipped_nested,
+                "left_out_queries": results.left_out,
+                "left_out_measures": results.unreachable,
                 "searches": results.searches,
                 "cache_hits": results.cache_hits,
             }
