@@ -537,14 +537,14 @@ def test_binary_judgments_leave_rr_rel_2_out_and_the_dropped_queries_are_named(t
     assert report["queries"] == 2
     assert report["left_out_queries"] == {
         "no judgment of grade >= 1": ["q3"],
-        "no words once stopwords are removed": ["q4"],
+        "no words left for the engine (stopwords and punctuation removed)": ["q4"],
     }
     assert run.stderr.splitlines() == [
         "qseg: note: RR(rel=2)@5, RR(rel=2)@10 left out: they count only documents of a grade "
         "above the highest judged (1; binary judgments?), so they are 0 for every query and "
         "system; --grades maps grades, e.g. 1:2",
-        "qseg: note: 2 queries left out (no judgment of grade >= 1: q3; no words once "
-        "stopwords are removed: q4)",
+        "qseg: note: 2 queries left out (no judgment of grade >= 1: q3; no words left for "
+        "the engine (stopwords and punctuation removed): q4)",
     ]
     table = subprocess.run(command, capture_output=True, text=True)
     assert "RR(rel=2)" not in table.stdout and "\n2 queries left out (" in table.stdout
@@ -568,5 +568,17 @@ def test_left_out_queries_are_those_query_words_leaves_out():
     assert set(query_words(collection)) == {"a"}
     assert left_out_queries(collection) == {
         "no judgment of grade >= 1": ["c", "d"],
-        "no words once stopwords are removed": ["b"],
+        "no words left for the engine (stopwords and punctuation removed)": ["b"],
     }
+
+
+def test_a_long_list_of_left_out_queries_is_cut_after_ten():
+    from qseg.evaluation.ir.framework import UNJUDGED, IrResults
+    from qseg.evaluation.ir.report import left_out_note
+
+    results = IrResults([], [], [], {}, left_out={UNJUDGED: [f"t{i}" for i in range(1, 13)]})
+    assert left_out_note(results) == (
+        "12 queries left out (no judgment of grade >= 1: t1, t2, t3, t4, t5, t6, t7, t8, t9, "
+        "t10 and 2 more)"
+    )
+    assert left_out_note(IrResults([], [], [], {})) is None

@@ -129,7 +129,7 @@ def query_words(collection: Collection) -> dict[str, tuple[str, ...]]:
 
 
 UNJUDGED = "no judgment of grade >= 1"
-WORDLESS = "no words once stopwords are removed"
+WORDLESS = "no words left for the engine (stopwords and punctuation removed)"
 
 
 def left_out_queries(collection: Collection) -> dict[str, list[str]]:
