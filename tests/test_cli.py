@@ -120,6 +120,7 @@ def test_bad_lines_stop_the_batch_with_one_line(ngrams, stdin, fragment):
 
 
 def test_bad_lines_are_skipped_only_when_asked(ngrams):
+    """Each skipped line keeps its place as an empty line: output line N answers input line N."""
     result = qseg(
         "segment",
         "--method",
@@ -129,7 +130,7 @@ def test_bad_lines_are_skipped_only_when_asked(ngrams):
         "--skip-bad-lines",
         stdin=b"a b\n\xff\n\nnew york\n",
     )
-    assert out(result) == "a|b\nnew york\n"
+    assert out(result) == "a|b\n\n\nnew york\n"
     assert result.stderr.decode().splitlines() == [
         "qseg: skipped <stdin>:2: invalid UTF-8 at byte 0; input must be UTF-8 encoded",
         "qseg: skipped <stdin>:3: empty query: it has no words",
@@ -455,6 +456,6 @@ def test_a_100_mb_line_is_refused_in_bounded_memory(ngrams, tmp_path, skip):
     assert "<stdin>:2: line longer than 1,048,576 bytes" in done.stderr
     if skip:
         assert done.returncode == 0
-        assert done.stderr.splitlines()[:2] == ["new york", "yankees tickets"]
+        assert done.stderr.splitlines()[:3] == ["new york", "", "yankees tickets"]
     else:
         assert done.returncode == 1 and done.stderr.startswith("new york\nqseg: error: <stdin>:2")

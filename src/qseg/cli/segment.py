@@ -4,27 +4,40 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Iterable, Iterator
 from typing import IO
 
 from qseg.cli.common import add_model_flags, add_resource_flags, at_least_one, note
 from qseg.errors import InputError, QsegError
 from qseg.models import default_method, open_segmenter
 from qseg.models.format import ResourceMismatch
+from qseg.query import QueryError
+from qseg.segmenters.base import Segmenter
 from qseg.segmenters.records import (
     BATCH,
     FORMATS,
+    Record,
+    Skipped,
+    TagLookup,
     format_nested,
     format_result,
+    format_skipped,
     nest_records,
     segment_records,
     uses_tags,
 )
 
+STDIN = "<stdin>"
+"""How errors name standard input."""
+
 
 def configure(seg: argparse.ArgumentParser) -> None:
     seg.description = (
         "Segment the QUERY arguments, or stdin one query a line (`id<TAB>query` "
-        "lines keep their id). Output: `[id<TAB>]segmentation` in input order."
+        "lines keep their id). Output: `[id<TAB>]segmentation` in input order. A trained "
+        "model segments a file 4,096 queries at a time; from a pipe, FIFO, socket or "
+        "terminal, whatever queries are already in (at least one), answered before waiting "
+        "for more, so a co-process that writes a query and waits for its answer gets it."
     )
     seg.add_argument("queries", nargs="*", metavar="QUERY", help="queries (default: stdin)")
     seg.add_argument(
@@ -57,22 +70,48 @@ def configure(seg: argparse.ArgumentParser) -> None:
     seg.add_argument(
         "--skip-bad-lines",
         action="store_true",
-        help="report bad input lines on stderr and go on (default: stop at the first)",
+        help="report each bad input line on stderr (also a query --nested cannot nest, over "
+        "40 words) and go on, writing one line in its place, whatever --k, so that line N of "
+        "the output answers line N of the input: an empty line (or --bad-line-marker), with "
+        'no id; with --format json {"id": null, "line": N, "error": "<stdin>:N: ..."} '
+        "(default: stop at the first bad line, status 1)",
+    )
+    seg.add_argument(
+        "--bad-line-marker",
+        metavar="TEXT",
+        help="with --skip-bad-lines, the line written for a bad one (default: empty)",
+    )
+    seg.add_argument(
+        "--line-buffered",
+        action="store_true",
+        help="answer each query as soon as it is read and flush the output, even from a file "
+        "(default for a file: in batches; from a pipe: whatever is already in at once)",
     )
     seg.set_defaults(run=run)
 
 
-def _skipped(error: InputError) -> None:
-    print(f"qseg: skipped {error}", file=sys.stderr)
+def _check_marker(args: argparse.Namespace) -> None:
+    """The marker holds one line's place: it needs skipping, one line, and a text format."""
+    if args.bad_line_marker is None:
+        return
+    if not args.skip_bad_lines:
+        raise QsegError("--bad-line-marker is written for skipped lines: add --skip-bad-lines")
+    if "\n" in args.bad_line_marker or "\r" in args.bad_line_marker:
+        raise QsegError("--bad-line-marker must be one line (no line break)")
+    if args.format == "json":
+        raise QsegError(
+            "with --format json a skipped line is a JSON record: drop --bad-line-marker"
+        )
 
 
 def run(args: argparse.Namespace, out: IO[str]) -> None:
     from qseg.cli.common import resources
-    from qseg.corpora.query_lines import query_arguments, read_query_lines
+    from qseg.corpora.query_lines import QueryLines, query_arguments
     from qseg.corpora.training import PosTags
     from qseg.segmenters.cache import CachedSegmenter
 
     at_least_one(args.k, "--k")
+    _check_marker(args)
     at_least_one(args.cache, "--cache")
     if args.method and args.model:
         raise QsegError("--model is another name for --method: give one of them")
@@ -116,32 +155,61 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
         )
     if args.cache:
         segmenter = CachedSegmenter(segmenter, args.cache)
-    interactive = not args.queries and sys.stdin.isatty()
-    records = (
-        arguments
-        if arguments is not None
-        else read_query_lines(sys.stdin.buffer, skip_bad=args.skip_bad_lines, on_skip=_skipped)
-    )
-    if args.nested:
-        for ident, tree in nest_records(segmenter, records):
-            out.write(format_nested(ident, tree, args.format))
-            if interactive:
-                out.flush()
-        return
-    results = segment_records(
-        segmenter,
-        records,
-        k=args.k,
-        scores=args.format == "json",
-        tags=tags,
-        batch=1 if interactive else BATCH,
-    )
-    for result in results:
-        out.write(format_result(result, args.format))
-        if interactive:
+    if arguments is not None:
+        records: Iterable[Record | Skipped] = arguments
+        ready = None
+    else:
+        lines = QueryLines(sys.stdin.buffer, STDIN, skip_bad=args.skip_bad_lines, on_wait=out.flush)
+        records, ready = lines, lines.ready
+    for text in _answers(args, segmenter, records, tags, ready):
+        out.write(text)
+        if args.line_buffered:
             out.flush()
     if tags is not None and tags.missing:
         note(
             f"{tags.missing} of {tags.looked_up} queries have no part-of-speech tags in "
             f"{args.pos} (id missing or not one tag per word); they go without tag features"
         )
+
+
+def _answers(
+    args: argparse.Namespace,
+    segmenter: Segmenter,
+    records: Iterable[Record | Skipped],
+    tags: TagLookup | None,
+    ready: Callable[[], bool] | None,
+) -> Iterator[str]:
+    """The output lines, query by query (a skipped query: its marker, reported on stderr)."""
+    if args.nested:
+        results = nest_records(
+            segmenter,
+            records,
+            refused=_refused_argument if args.queries else _refused_line,
+            skip_bad=args.skip_bad_lines and not args.queries,
+        )
+    else:
+        results = segment_records(
+            segmenter,
+            records,
+            k=args.k,
+            scores=args.format == "json",
+            tags=tags,
+            batch=1 if args.line_buffered else BATCH,
+            ready=ready,
+        )
+    for result in results:
+        if isinstance(result, Skipped):
+            print(f"qseg: skipped {result.error}", file=sys.stderr)
+            yield format_skipped(result, args.format, args.bad_line_marker or "")
+        elif isinstance(result, tuple):
+            yield format_nested(*result, args.format)
+        else:
+            yield format_result(result, args.format)
+
+
+def _refused_line(line: int, exc: QueryError) -> QsegError:
+    return InputError(STDIN, line, str(exc))
+
+
+def _refused_argument(position: int, exc: QueryError) -> QsegError:
+    return QsegError(f"QUERY argument {position}: {exc}")

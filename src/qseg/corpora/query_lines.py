@@ -1,71 +1,156 @@
 """Queries to segment as they come: ``query`` or ``id<TAB>query`` lines, or a list of texts.
 
 Bad lines (invalid UTF-8, NUL bytes, an empty or over-long query, a stray tab, an empty id)
-raise an :class:`~qseg.errors.InputError` naming the line, or, with ``skip_bad``, are handed to
-``on_skip`` and passed over.
+raise an :class:`~qseg.errors.InputError` naming the line, or, with ``skip_bad``, come out as
+a :class:`~qseg.segmenters.records.Skipped` record in their place.
+
+Lines are read as they arrive, never more than one read ahead, so that a co-process that writes
+a query and waits for its answer is never kept waiting; :meth:`QueryLines.ready` tells a reader
+of many at once (a batch) whether the next line is already in.
 """
 
 from __future__ import annotations
 
+import os
+import select
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
 
 from qseg.errors import InputError, QsegError
 from qseg.fileio import decode_line
 from qseg.query import QueryError, normalize
+from qseg.segmenters.records import Record, Skipped
 
-Record = tuple[str | None, str]
-"""A query to segment: its id (``None`` if it has none) and its text."""
+__all__ = ["MAX_QUERY_LINE_BYTES", "QueryLines", "Record", "query_arguments"]
+
 MAX_QUERY_LINE_BYTES = 1 << 20
 """The longest line of queries read (1 MiB, far more than the word limit allows)."""
+_READ = 1 << 16
+"""Bytes asked for at a time: one read returns what is there, up to this."""
 
 
-def read_query_lines(
-    stream: BinaryIO,
-    source: str = "<stdin>",
-    *,
-    skip_bad: bool = False,
-    on_skip: Callable[[InputError], None] | None = None,
-) -> Iterator[Record]:
-    """``(id, query text)`` for every line of a binary stream, one line at a time (so that an
-    interactive session gets each answer at once). A line is read at most
-    :data:`MAX_QUERY_LINE_BYTES` at a time: a longer one is refused (or skipped) without
-    being held in memory."""
-    for lineno, raw in enumerate(_bounded_lines(stream), start=1):
-        try:
-            if raw is None:
-                raise InputError(source, lineno, f"line longer than {MAX_QUERY_LINE_BYTES:,} bytes")
-            text = decode_line(raw.rstrip(b"\n"), source, lineno)
-            ident: str | None = None
-            if "\t" in text:
-                ident, text = text.split("\t", 1)
-                if "\t" in text:
-                    raise InputError(source, lineno, "expected `query` or `id<TAB>query`")
-                if not ident.strip():
-                    raise InputError(source, lineno, "empty query id")
+class QueryLines:
+    """``(id, query text)`` for every line of a binary stream (with ``skip_bad``, a
+    :class:`Skipped` for each bad one), in order. ``on_wait`` is called before a read that
+    would wait for the writer: the place to flush the answers given so far."""
+
+    def __init__(
+        self,
+        stream: BinaryIO,
+        source: str = "<stdin>",
+        *,
+        skip_bad: bool = False,
+        on_wait: Callable[[], None] | None = None,
+    ) -> None:
+        self.source = source
+        self._lines = _Lines(stream, MAX_QUERY_LINE_BYTES, on_wait)
+        self._skip_bad = skip_bad
+
+    def ready(self) -> bool:
+        """Whether the next line (or the end) can be read without waiting for the writer:
+        always for a regular file; for a pipe, FIFO, socket or terminal, if it is there."""
+        return self._lines.ready()
+
+    def __iter__(self) -> Iterator[Record | Skipped]:
+        for lineno, raw in enumerate(self._lines, start=1):
             try:
-                normalize(text)
-            except QueryError as exc:
-                raise InputError(source, lineno, str(exc)) from None
-        except InputError as exc:
-            if not skip_bad:
-                raise
-            if on_skip is not None:
-                on_skip(exc)
-            continue
-        yield ident, text
+                yield self._record(raw, lineno)
+            except InputError as exc:
+                if not self._skip_bad:
+                    raise
+                yield Skipped(lineno, exc)
+
+    def _record(self, raw: bytes | None, lineno: int) -> Record:
+        if raw is None:
+            raise InputError(
+                self.source, lineno, f"line longer than {MAX_QUERY_LINE_BYTES:,} bytes"
+            )
+        text = decode_line(raw, self.source, lineno)
+        ident: str | None = None
+        if "\t" in text:
+            ident, text = text.split("\t", 1)
+            if "\t" in text:
+                raise InputError(self.source, lineno, "expected `query` or `id<TAB>query`")
+            if not ident.strip():
+                raise InputError(self.source, lineno, "empty query id")
+        try:
+            normalize(text)
+        except QueryError as exc:
+            raise InputError(self.source, lineno, str(exc)) from None
+        return ident, text
 
 
-def _bounded_lines(stream: BinaryIO) -> Iterator[bytes | None]:
-    """The lines of ``stream``, ``None`` for one over the limit (whose rest is read and
-    dropped a block at a time)."""
-    while line := stream.readline(MAX_QUERY_LINE_BYTES + 1):
-        if len(line) <= MAX_QUERY_LINE_BYTES or line.endswith(b"\n"):
-            yield line
-            continue
-        while (rest := stream.readline(MAX_QUERY_LINE_BYTES)) and not rest.endswith(b"\n"):
-            pass
-        yield None
+class _Lines:
+    """The lines of a binary stream without their ``\\n``, each read as soon as it is all there
+    (one ``read1`` at a time: never waiting for more than the next line), ``None`` for a line
+    over ``limit`` bytes, whose rest is read and dropped as it comes (so it is never held)."""
+
+    def __init__(self, stream: BinaryIO, limit: int, on_wait: Callable[[], None] | None) -> None:
+        self._stream = stream
+        self._limit = limit
+        self._on_wait = on_wait
+        self._data = b""
+        self._start = 0
+        self._ended = False
+        self._fd = _waitable_fd(stream)
+
+    def ready(self) -> bool:
+        return self._ended or self._data.find(b"\n", self._start) >= 0 or not self._would_wait()
+
+    def _would_wait(self) -> bool:
+        """Whether a read now would wait: the stream can keep a reader waiting and has
+        nothing to read (a select with no timeout)."""
+        return self._fd is not None and not select.select([self._fd], [], [], 0)[0]
+
+    def __iter__(self) -> Iterator[bytes | None]:
+        while True:
+            end = self._data.find(b"\n", self._start)
+            if end < 0:  # no whole line in yet
+                if len(self._data) - self._start > self._limit:
+                    self._drop_line()
+                    yield None
+                    continue
+                if self._read():
+                    continue
+                if self._start >= len(self._data):
+                    return
+                end = len(self._data)  # the last line, with no newline
+            line = self._data[self._start : end]
+            self._start = end + 1
+            yield line if len(line) <= self._limit else None
+
+    def _read(self) -> bool:
+        """Read once more onto the unread part; ``False`` at the end of the stream."""
+        if self._ended:
+            return False
+        if self._on_wait is not None and self._would_wait():
+            self._on_wait()
+        block = self._stream.read1(_READ)  # type: ignore[attr-defined]
+        if not block:
+            self._ended = True
+            return False
+        self._data = self._data[self._start :] + block
+        self._start = 0
+        return True
+
+    def _drop_line(self) -> None:
+        """Pass over the rest of an over-long line, up to and with its newline."""
+        while (end := self._data.find(b"\n", self._start)) < 0:
+            self._data, self._start = b"", 0
+            if not self._read():
+                return
+        self._start = end + 1
+
+
+def _waitable_fd(stream: BinaryIO) -> int | None:
+    """The descriptor to poll before a read, if a read may wait on it: not for a regular
+    file (or a here-string, or a ``< file`` redirection), nor a stream in memory."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None
+    return None if stat.S_ISREG(os.fstat(fd).st_mode) else fd
 
 
 def query_arguments(texts: Iterable[str]) -> Iterator[Record]:

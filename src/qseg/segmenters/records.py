@@ -2,8 +2,11 @@
 
 :func:`segment_records` is how every interface segments many queries: in batches where the
 segmenter gains from them (a trained model), one at a time where it ranks, with each query's
-part-of-speech tags where the segmenter uses them. :func:`format_result` writes one result as
-pipe text, quoted text or a JSON record.
+part-of-speech tags where the segmenter uses them. A batch ends early where reading on would
+wait for the writer (``ready``), so that a co-process that writes a query and waits for its
+answer gets it. A :class:`Skipped` record (a bad line passed over) keeps its place in the
+output, so that line N of the output answers line N of the input. :func:`format_result`
+writes one result as pipe text, quoted text or a JSON record.
 """
 
 from __future__ import annotations
@@ -12,9 +15,9 @@ import json
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import islice
 from typing import Any
 
+from qseg.errors import QsegError
 from qseg.query import QueryError, normalize
 from qseg.segmentation import NestedSegmentation, Segmentation
 from qseg.segmenters.base import Segmenter
@@ -25,6 +28,19 @@ BATCH = 4096
 
 TagLookup = Callable[[str | None, tuple[str, ...]], Sequence[str] | None]
 """Tags of a query from its id and words, or ``None``."""
+
+Record = tuple[str | None, str]
+"""A query to segment: its id (``None`` if it has none) and its text."""
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A query passed over (bad data, skipped on request). It still takes one place in the
+    output, a marker, so that the answers stay aligned with the input."""
+
+    line: int
+    """Its place in the input, from 1: its line number."""
+    error: QsegError
 
 
 @dataclass(frozen=True)
@@ -46,30 +62,29 @@ def uses_tags(segmenter: Segmenter) -> bool:
 
 def segment_records(
     segmenter: Segmenter,
-    records: Iterable[tuple[str | None, str]],
+    records: Iterable[Record | Skipped],
     *,
     k: int = 1,
     scores: bool = False,
     tags: TagLookup | None = None,
     batch: int = 1,
-) -> Iterator[Result]:
-    """Segment ``(id, text)`` records in order. With ``k > 1`` or ``scores`` each query is
-    ranked (``k`` best with scores); otherwise up to ``batch`` queries are segmented at once.
-    ``tags`` is used only by a segmenter trained with tags."""
+    ready: Callable[[], bool] | None = None,
+) -> Iterator[Result | Skipped]:
+    """Segment ``(id, text)`` records in order; a :class:`Skipped` one comes out as it went
+    in. With ``k > 1`` or ``scores`` each query is ranked (``k`` best with scores); otherwise
+    up to ``batch`` queries are segmented at once, fewer where ``ready()`` says the next
+    record is not in yet (the batch then goes without waiting for it). ``tags`` is used only
+    by a segmenter trained with tags."""
     tags = tags if uses_tags(segmenter) else None
     items = iter(records)
     if k > 1 or scores:
-        for ident, text in items:
-            options: dict[str, Any] = {}
-            if tags is not None:
-                options["tags"] = tags(ident, normalize(text))
-            ranked = segmenter.rank(text, k, **options)
-            yield Result(ident, [(seg, score) for seg, score in ranked])
+        for item in items:
+            yield item if isinstance(item, Skipped) else _ranked(segmenter, item, k, tags)
         return
     while True:
-        chunk: list[tuple[str | None, str]] = []
+        chunk: list[Record | Skipped] = []
         try:
-            chunk.extend(islice(items, batch))
+            _take(items, chunk, batch, ready)
         except BaseException:
             # a bad record stops the run, but not before the good ones read with it are out
             yield from _segmented(segmenter, chunk, tags)
@@ -79,17 +94,40 @@ def segment_records(
         yield from _segmented(segmenter, chunk, tags)
 
 
-def _segmented(
-    segmenter: Segmenter, chunk: Sequence[tuple[str | None, str]], tags: TagLookup | None
-) -> Iterator[Result]:
-    texts = [text for _, text in chunk]
+def _take(
+    items: Iterator[Record | Skipped],
+    chunk: list[Record | Skipped],
+    batch: int,
+    ready: Callable[[], bool] | None,
+) -> None:
+    """Append up to ``batch`` items to ``chunk``, stopping after any item where the next one
+    would have to be waited for (appended in place: what was read stays if reading fails)."""
+    for item in items:
+        chunk.append(item)
+        if len(chunk) >= batch or (ready is not None and not ready()):
+            return
+
+
+def _ranked(segmenter: Segmenter, record: Record, k: int, tags: TagLookup | None) -> Result:
+    ident, text = record
+    options: dict[str, Any] = {}
     if tags is not None:
-        found = [tags(i, normalize(t)) for i, t in chunk]
-        segmented = segmenter.segment_many(texts, tags=found)  # type: ignore[call-arg]
+        options["tags"] = tags(ident, normalize(text))
+    return Result(ident, [(seg, score) for seg, score in segmenter.rank(text, k, **options)])
+
+
+def _segmented(
+    segmenter: Segmenter, chunk: Sequence[Record | Skipped], tags: TagLookup | None
+) -> Iterator[Result | Skipped]:
+    queries = [item for item in chunk if not isinstance(item, Skipped)]
+    texts = [text for _, text in queries]
+    if tags is not None:
+        found = [tags(i, normalize(t)) for i, t in queries]
+        answers = iter(segmenter.segment_many(texts, tags=found))  # type: ignore[call-arg]
     else:
-        segmented = segmenter.segment_many(texts)
-    for (ident, _), seg in zip(chunk, segmented, strict=True):
-        yield Result(ident, [(seg, None)])
+        answers = iter(segmenter.segment_many(texts))
+    for item in chunk:
+        yield item if isinstance(item, Skipped) else Result(item[0], [(next(answers), None)])
 
 
 def _finite(score: float | None) -> float | None:
@@ -128,19 +166,48 @@ def format_result(result: Result, fmt: str) -> str:
     )
 
 
+def format_skipped(skipped: Skipped, fmt: str, marker: str = "") -> str:
+    """The one line that holds a skipped query's place: ``marker`` (no id: a bad line has no
+    trustworthy one), or with ``--format json`` ``{"id": null, "line": N, "error": "..."}``;
+    one line whatever the number of segmentations asked for."""
+    if fmt == "json":
+        record = {"id": None, "line": skipped.line, "error": str(skipped.error)}
+        return json.dumps(record) + "\n"
+    return f"{marker}\n"
+
+
 def nest_records(
-    segmenter: Segmenter, records: Iterable[tuple[str | None, str]]
-) -> Iterator[tuple[str | None, NestedSegmentation]]:
+    segmenter: Segmenter,
+    records: Iterable[Record | Skipped],
+    *,
+    refused: Callable[[int, QueryError], QsegError] | None = None,
+    skip_bad: bool = False,
+) -> Iterator[tuple[str | None, NestedSegmentation] | Skipped]:
     """``(id, tree)`` per record, in order: the segmenter's nested segmentation
-    (:func:`qseg.segmenters.nesting.nest`)."""
+    (:func:`qseg.segmenters.nesting.nest`); a :class:`Skipped` record comes out as it went in.
+    A query that cannot be nested (too long) raises ``refused(place, error)`` (``place``: its
+    place among the records, from 1; by default a :class:`QueryError` naming its id), or with
+    ``skip_bad`` comes out as a :class:`Skipped` holding that error."""
     from qseg.segmenters.nesting import nest
 
-    for ident, text in records:
+    for place, item in enumerate(records, start=1):
+        if isinstance(item, Skipped):
+            yield item
+            continue
+        ident, text = item
         try:
             tree = nest(segmenter, text)
         except QueryError as exc:
-            raise QueryError(f"query {ident}: {exc}" if ident is not None else str(exc)) from None
+            error = _unnested(ident, exc) if refused is None else refused(place, exc)
+            if not skip_bad:
+                raise error from None
+            yield Skipped(place, error)
+            continue
         yield ident, tree
+
+
+def _unnested(ident: str | None, exc: QueryError) -> QueryError:
+    return QueryError(f"query {ident}: {exc}" if ident is not None else str(exc))
 
 
 def format_nested(ident: str | None, tree: NestedSegmentation, fmt: str) -> str:
