@@ -67,7 +67,7 @@ def test_ties_prefer_the_longer_first_segment():
 
 
 def test_k_must_be_positive():
-    with pytest.raises(QsegError, match="k must be at least 1"):
+    with pytest.raises(QsegError, match="k must be a whole number of at least 1"):
         kbest_breaks([], 1, 0)
 
 

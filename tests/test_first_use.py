@@ -1,13 +1,24 @@
-"""First use on a fresh machine: the built-in stores are built once, even by processes that
-start together, and a damaged one is rebuilt rather than used."""
+"""First use on a fresh machine: the built-in stores are built once, even by processes and
+threads that start together, a damaged one is rebuilt rather than used, and a cache that
+cannot be written is read as it is or worked around in memory."""
 
 from __future__ import annotations
 
 import os
+import pickle
+import shutil
+import signal
 import subprocess
 import sys
+import threading
+import time
+from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
+from qseg.fileio import atomic_write, clear_leftovers
+from qseg.query import NORMALIZATION_VERSION
 from qseg.resources.default import build_tag, source_fingerprint, wordsegment_fingerprint
 from qseg.resources.store import Store, build_from_entries
 
@@ -39,7 +50,8 @@ def test_two_first_uses_at_once_build_one_store(tmp_path):
     (store,) = cache.glob("*.qseg")
     assert store.name.startswith("default-counts-wordsegment-")
     # the release, store format and normalization are in the name: an upgrade builds anew
-    assert store.name.endswith(f"-{build_tag()}.qseg") and "-norm1" in build_tag()
+    assert store.name.endswith(f"-{build_tag()}.qseg")
+    assert f"-norm{NORMALIZATION_VERSION}" in build_tag()
     # and the content fingerprint of the installed source: another wordsegment builds anew
     content = wordsegment_fingerprint()
     assert f"-{content}-" in store.name
@@ -144,3 +156,158 @@ def test_the_source_fingerprint_follows_the_installed_files(tmp_path, monkeypatc
     by_bytes = fingerprint()
     data.write_text("two")
     assert fingerprint() != by_bytes
+
+
+@contextmanager
+def read_only(folder: Path):
+    """``folder`` made read-only for the block: a read-only bind mount where the tests run as
+    root (whom permissions do not stop), else its write permission taken away."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        try:
+            yield folder
+        finally:
+            folder.chmod(0o755)
+        return
+    view = folder.with_name(folder.name + "-ro")
+    view.mkdir()
+    mount = subprocess.run(["mount", "--bind", str(folder), str(view)], capture_output=True)
+    if mount.returncode != 0:
+        pytest.skip(f"cannot make a read-only folder here: {mount.stderr.decode().strip()}")
+    try:
+        subprocess.run(["mount", "-o", "remount,ro,bind", str(view)], check=True)
+        yield view
+    finally:
+        subprocess.run(["umount", str(view)], check=True)
+
+
+def qseg_in(cache: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "qseg", *args],
+        env=os.environ | {"QSEG_CACHE": str(cache)} | env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_a_read_only_empty_cache_builds_in_memory_and_says_so_once(tmp_path):
+    with read_only(tmp_path / "cache") as cache:
+        for method in ("naive", "default"):
+            done = qseg_in(cache, "segment", "--method", method, "new york yankees tickets")
+            assert done.returncode == 0, done.stderr
+            assert done.stdout in ("new york|yankees|tickets\n", "new york yankees|tickets\n")
+            assert done.stderr.count("cannot be written (Read-only file system)") == 1
+            assert "QSEG_CACHE" in done.stderr and "reinstall" not in done.stderr
+        assert list(cache.iterdir()) == []
+
+
+def test_a_read_only_cache_that_holds_the_stores_is_used_as_it_is(tmp_path):
+    from qseg import models
+
+    models.open_segmenter(models.DEFAULT)  # the test cache holds the default's stores
+    source = Path(os.environ["QSEG_CACHE"])
+    stores = [*source.glob(f"default-counts-*-{build_tag()}.qseg")]
+    stores += source.glob(f"carried-titles-*-{build_tag()}.qseg")
+    assert len(stores) >= 2  # the counts, and the titles the shipped models carry
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    for store in stores:
+        shutil.copy(store, folder)
+    with read_only(folder) as cache:
+        done = qseg_in(cache, "segment", "new york yankees tickets")
+        assert (done.returncode, done.stdout, done.stderr) == (0, "new york yankees|tickets\n", "")
+
+
+def test_no_writable_folder_at_all_is_a_cache_error_naming_qseg_cache(tmp_path):
+    """The built-in titles are built from a file: where neither the cache nor a temporary
+    folder can be written, one line names QSEG_CACHE (and never asks to reinstall)."""
+    with read_only(tmp_path / "cache") as cache:
+        code = (
+            "import sys, tempfile; tempfile.tempdir = sys.argv[1]; from qseg.cli import main; "
+            "sys.exit(main(['segment', '--method', 'wiki(unseen_titles=true)', 'new york']))"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(cache)],
+            env=os.environ | {"QSEG_CACHE": str(cache)},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    assert done.returncode == 2, done.stderr
+    error = done.stderr.splitlines()[-1]
+    assert error.startswith("qseg: error: neither the cache folder")
+    assert "set QSEG_CACHE to a writable folder" in error and "reinstall" not in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_store_built_in_a_temporary_folder_lives_on_in_memory(tmp_path):
+    folder = tmp_path / "gone"
+    folder.mkdir()
+    built = build_from_entries({"new york": 7, "new": 9}, kind="counts", path=folder / "s.qseg")
+    held = built.in_memory()
+    shutil.rmtree(folder)
+    assert held.path is None and held.fingerprint == built.fingerprint
+    from qseg.resources import NgramCounts
+
+    counts = pickle.loads(pickle.dumps(NgramCounts(store=held)))  # travels as its bytes
+    assert (counts["new york"], counts["new"]) == (7, 9)
+
+
+def test_eight_threads_on_a_cold_cache_build_each_store_once(tmp_path):
+    code = """
+import threading, qseg
+results, barrier = [], threading.Barrier(8)
+def use():
+    barrier.wait()
+    results.append(qseg.segmenter().segment("new york yankees tickets").to_pipe())
+threads = [threading.Thread(target=use) for _ in range(8)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(sorted(results))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env=os.environ | {"QSEG_CACHE": str(tmp_path / "cache")},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == repr(["new york yankees|tickets"] * 8) + "\n"
+    assert done.stderr.count("building the built-in Web1T counts") == 1, done.stderr
+    assert done.stderr.count("titles a model carries") == 1, done.stderr
+
+
+def test_clearing_leftovers_spares_live_writers_of_any_thread_or_process(tmp_path):
+    target = tmp_path / "out.txt"
+    with atomic_write(target) as out:  # this thread writes
+        out.write("partial")
+        (live,) = tmp_path.glob(".out.txt.*.tmp")
+        removed: list[Path] = []
+        other = threading.Thread(target=lambda: removed.extend(clear_leftovers(target)))
+        other.start()
+        other.join()
+        assert removed == [] and live.exists()
+    assert target.read_text() == "partial"
+
+    code = (
+        "import sys, time; from qseg.fileio import atomic_write\n"
+        "with atomic_write(sys.argv[1]) as out:\n"
+        "    out.write('x'); out.flush(); print('ready', flush=True); time.sleep(60)\n"
+    )
+    writer = subprocess.Popen(
+        [sys.executable, "-c", code, str(target)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert writer.stdout.readline() == "ready\n"
+        (live,) = tmp_path.glob(".out.txt.*.tmp")
+        assert clear_leftovers(target) == [] and live.exists()  # another process writes it
+    finally:
+        writer.send_signal(signal.SIGKILL)
+        writer.wait()
+    deadline = time.monotonic() + 10
+    while not (removed := clear_leftovers(target)) and time.monotonic() < deadline:
+        time.sleep(0.05)  # the killed writer's lock goes with its last descriptor
+    assert removed == [live] and not live.exists()

@@ -73,3 +73,25 @@ def test_compiled_fast_path_accepts_exactly_normal_text(text):
     assert (words is not None) == bool(NORMAL.fullmatch(text))
     if words is not None:
         assert words == tuple(text.split(" ")) == normalize(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\u200bnew york",  # zero-width space
+        "new\u200d york",  # zero-width joiner
+        "ne\u00adw york",  # soft hyphen
+        "\ufeffnew york",  # byte order mark
+        "\u200enew york\u200f",  # left-to-right and right-to-left marks
+        "\u202anew\u202c \u2066york\u2069",  # bidi embedding and isolates
+        "new \u2060york\u200c",  # word joiner, zero-width non-joiner
+    ],
+)
+def test_invisible_format_characters_are_dropped(text):
+    assert normalize(text) == ("new", "york")
+    assert normalize_key(text) == "new york"
+
+
+def test_a_query_of_format_characters_only_is_empty():
+    with pytest.raises(QueryError, match="empty query"):
+        normalize("\u200b\u00ad \ufeff")

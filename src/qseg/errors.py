@@ -24,6 +24,11 @@ class PathError(QsegError):
         super().__init__(f"{self.path}: {message}")
 
 
+class CacheError(QsegError):
+    """The cache folder cannot hold what qseg builds once, and no other place can either:
+    the environment's problem (``QSEG_CACHE``), never the installation's."""
+
+
 class InputError(DataError):
     """Bad content in a file or stream; the message names the source and, where known, the line."""
 

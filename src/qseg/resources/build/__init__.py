@@ -18,7 +18,7 @@ from typing import Any
 
 from qseg import signals
 from qseg.errors import QsegError
-from qseg.fileio import check_output_file, clear_leftovers, file_lock, lock_path
+from qseg.fileio import check_output_file, clear_leftovers, file_lock, live_folder, lock_path
 from qseg.progress import progress_bar
 from qseg.resources.build.sources import Source, resolve
 from qseg.resources.store import (
@@ -69,9 +69,12 @@ def workspace(output: Path, report: Reporter | None = None) -> Iterator[Path]:
             if report is not None:
                 report.say(f"removed {item.name}, left by a build that was stopped")
         try:
-            with tempfile.TemporaryDirectory(
-                prefix=f".{output.name}.build-", dir=output.parent
-            ) as tmp:
+            with (
+                tempfile.TemporaryDirectory(
+                    prefix=f".{output.name}.build-", dir=output.parent
+                ) as tmp,
+                live_folder(tmp),
+            ):
                 yield Path(tmp)
         except RuntimeError as exc:
             if "interrupted" in str(exc).lower():
