@@ -183,6 +183,12 @@ def test_nested_trees_are_binary_over_the_words(segmenter):
         assert len(tree.words) < 3 or tree.is_binary
 
 
+def test_the_tree_holds_every_flat_segment(segmenter):
+    for query in [*QUERIES, LONG]:
+        flat = segmenter.segment(query)
+        assert set(flat.spans) <= set(nest(segmenter, query).spans)
+
+
 def test_the_spec_recreates_the_segmenter(segmenter):
     spec = segmenter.spec
     if hasattr(segmenter, "get_params"):

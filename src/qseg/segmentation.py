@@ -299,6 +299,21 @@ class NestedSegmentation(_Frozen):
         return _fold(self.heights, self.words.__getitem__, tuple)
 
     @property
+    def spans(self) -> tuple[tuple[int, int], ...]:
+        """The word ranges ``(start, end)`` of its nodes (each word, each group, the whole
+        query), in order of start, then of end."""
+        found: set[tuple[int, int]] = set()
+
+        def node(span: tuple[int, int]) -> tuple[int, int]:
+            found.add(span)
+            return span
+
+        _fold(
+            self.heights, lambda i: node((i, i + 1)), lambda kids: node((kids[0][0], kids[-1][1]))
+        )
+        return tuple(sorted(found))
+
+    @property
     def is_binary(self) -> bool:
         """True iff every node joins exactly two parts (the trees of paper 001)."""
         return _fold(self.heights, lambda i: True, lambda kids: len(kids) == 2 and all(kids))

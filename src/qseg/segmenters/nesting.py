@@ -14,10 +14,15 @@ Two ways, one per kind of evidence:
   parts with the lowest break probability between them are joined first, bottom-up, until one
   tree remains (ties: the leftmost gap).
 
-Both give binary trees. :func:`nest` takes a segmenter's own ``nested_tree`` where it has one
-(the query-log method's, paper 000), else :func:`merge_tree` where it gives break
-probabilities, else :func:`split_tree`; queries of more than :data:`MAX_NESTED_WORDS` words are
-refused (the trees of paper 001 are of short queries, and splitting ranks every fragment).
+Both give binary trees, and both can be held to a flat segmentation (``breaks``): every one
+of its segments is then a node of the tree (its inside joined before anything across its
+ends). :func:`nest` takes a segmenter's own ``nested_tree`` where it has one (the query-log
+method's, paper 000), else :func:`merge_tree` where it gives break probabilities, else
+:func:`split_tree`, the last two held to the segmenter's own flat segmentation, so that a
+method's tree and its flat answer never disagree (a trained model's flat answer comes from
+joint decoding, not from its gap probabilities alone); queries of more than
+:data:`MAX_NESTED_WORDS` words are refused (the trees of paper 001 are of short queries, and
+splitting ranks every fragment).
 """
 
 from __future__ import annotations
@@ -37,13 +42,20 @@ MAX_NESTED_WORDS = 40
 """The longest query :func:`nest` takes."""
 
 
-def split_tree(segmenter: Segmenter, query: str) -> NestedSegmentation:
-    """Huang et al.'s top-down tree: split each fragment at its weakest boundary."""
+def split_tree(
+    segmenter: Segmenter, query: str, breaks: Sequence[int] | None = None
+) -> NestedSegmentation:
+    """Huang et al.'s top-down tree: split each fragment at its weakest boundary; with
+    ``breaks``, a fragment holding some of them is split at one of those."""
     words = normalize(query)
-    return NestedSegmentation.from_tree(_split(segmenter, words))
+    return NestedSegmentation.from_tree(
+        _split(segmenter, words, breaks if breaks is not None else (0,) * (len(words) - 1))
+    )
 
 
-def _split(segmenter: Segmenter, words: tuple[str, ...]) -> str | tuple[Any, ...]:
+def _split(
+    segmenter: Segmenter, words: tuple[str, ...], breaks: Sequence[int]
+) -> str | tuple[Any, ...]:
     if len(words) == 1:
         return words[0]
     if len(words) == 2:
@@ -54,21 +66,30 @@ def _split(segmenter: Segmenter, words: tuple[str, ...]) -> str | tuple[Any, ...
     for segmentation, score in ranked:  # best first: the first seen is the best
         for gap, brk in enumerate(segmentation.breaks):
             (split if brk else joined).setdefault(gap, score)
-    gaps = range(len(words) - 1)
+    gaps = [g for g in range(len(words) - 1) if breaks[g]] or range(len(words) - 1)
     cut = max(gaps, key=lambda g: (split.get(g, -math.inf), -joined.get(g, -math.inf), -g))
-    return (_split(segmenter, words[: cut + 1]), _split(segmenter, words[cut + 1 :]))
+    return (
+        _split(segmenter, words[: cut + 1], breaks[:cut]),
+        _split(segmenter, words[cut + 1 :], breaks[cut + 1 :]),
+    )
 
 
-def merge_tree(words: Sequence[str], break_probabilities: Sequence[float]) -> NestedSegmentation:
-    """The bottom-up tree: join the adjacent parts with the weakest break between them first."""
+def merge_tree(
+    words: Sequence[str],
+    break_probabilities: Sequence[float],
+    breaks: Sequence[int] | None = None,
+) -> NestedSegmentation:
+    """The bottom-up tree: join the adjacent parts with the weakest break between them first;
+    with ``breaks``, every gap inside their segments before any of those breaks."""
     if len(break_probabilities) != len(words) - 1:
         raise ValueError(f"{len(words)} words need {len(words) - 1} break probabilities")
     parts: list[str | tuple[Any, ...]] = list(words)
     gaps = [float(p) for p in break_probabilities]
+    held = list(breaks) if breaks is not None else [0] * len(gaps)
     while len(parts) > 1:
-        g = min(range(len(gaps)), key=lambda i: (gaps[i], i))
+        g = min(range(len(gaps)), key=lambda i: (held[i], gaps[i], i))
         parts[g : g + 2] = [(parts[g], parts[g + 1])]
-        del gaps[g]
+        del gaps[g], held[g]
     return NestedSegmentation.from_tree(parts[0])
 
 
@@ -84,7 +105,8 @@ def nest(segmenter: Segmenter, query: str) -> NestedSegmentation:
     own = getattr(segmenter, "nested_tree", None)
     if own is not None:  # a method with its own nested output (the query-log method)
         return own(words)
+    flat = segmenter.segment(query).breaks
     probabilities = getattr(segmenter, "break_probabilities", None)
     if probabilities is None:
-        return split_tree(segmenter, query)
-    return merge_tree(words, probabilities([words])[0])
+        return split_tree(segmenter, query, flat)
+    return merge_tree(words, probabilities([words])[0], flat)
