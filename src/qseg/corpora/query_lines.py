@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import select
 import stat
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
 
@@ -82,21 +83,22 @@ class QueryLines:
 
 
 class _Lines:
-    """The lines of a binary stream without their ``\\n``, each read as soon as it is all there
+    """The lines of a binary stream without their ``\\n``, each given as soon as it is all in
     (one ``read1`` at a time: never waiting for more than the next line), ``None`` for a line
-    over ``limit`` bytes, whose rest is read and dropped as it comes (so it is never held)."""
+    over ``limit`` bytes, whose rest is read and dropped as it comes (so it is never held).
+    A read's whole lines are split at once, at C speed, and wait in a queue."""
 
     def __init__(self, stream: BinaryIO, limit: int, on_wait: Callable[[], None] | None) -> None:
         self._stream = stream
         self._limit = limit
         self._on_wait = on_wait
-        self._data = b""
-        self._start = 0
+        self._whole: deque[bytes] = deque()
+        self._part = b""  # the start of the next line, read without its end
         self._ended = False
         self._fd = _waitable_fd(stream)
 
     def ready(self) -> bool:
-        return self._ended or self._data.find(b"\n", self._start) >= 0 or not self._would_wait()
+        return self._fd is None or bool(self._whole) or self._ended or not self._would_wait()
 
     def _would_wait(self) -> bool:
         """Whether a read now would wait: the stream can keep a reader waiting and has
@@ -105,23 +107,19 @@ class _Lines:
 
     def __iter__(self) -> Iterator[bytes | None]:
         while True:
-            end = self._data.find(b"\n", self._start)
-            if end < 0:  # no whole line in yet
-                if len(self._data) - self._start > self._limit:
-                    self._drop_line()
-                    yield None
-                    continue
-                if self._read():
-                    continue
-                if self._start >= len(self._data):
-                    return
-                end = len(self._data)  # the last line, with no newline
-            line = self._data[self._start : end]
-            self._start = end + 1
-            yield line if len(line) <= self._limit else None
+            while self._whole:
+                line = self._whole.popleft()
+                yield line if len(line) <= self._limit else None
+            if len(self._part) > self._limit:
+                self._drop_line()
+                yield None
+            elif not self._read():
+                if self._part:  # the last line, with no newline
+                    yield self._part
+                return
 
     def _read(self) -> bool:
-        """Read once more onto the unread part; ``False`` at the end of the stream."""
+        """Read once more, queueing the whole lines; ``False`` at the end of the stream."""
         if self._ended:
             return False
         if self._on_wait is not None and self._would_wait():
@@ -130,17 +128,24 @@ class _Lines:
         if not block:
             self._ended = True
             return False
-        self._data = self._data[self._start :] + block
-        self._start = 0
+        data = self._part + block
+        last = data.rfind(b"\n")
+        if last < 0:
+            self._part = data
+        else:
+            self._whole.extend(data[:last].split(b"\n"))
+            self._part = data[last + 1 :]
         return True
 
     def _drop_line(self) -> None:
         """Pass over the rest of an over-long line, up to and with its newline."""
-        while (end := self._data.find(b"\n", self._start)) < 0:
-            self._data, self._start = b"", 0
+        while True:
+            self._part = b""
             if not self._read():
                 return
-        self._start = end + 1
+            if self._whole:
+                self._whole.popleft()
+                return
 
 
 def _waitable_fd(stream: BinaryIO) -> int | None:
