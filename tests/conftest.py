@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -40,17 +41,29 @@ def write(tmp_path: Path):
     return _write
 
 
-@pytest.fixture(scope="session", autouse=True)
-def built_in_stores() -> None:
-    """Build the built-in stores (and the default model's carried titles) once, here and
-    without a time limit, before any test runs a command that would otherwise build them
-    inside its subprocess timeout on a cold cache."""
+@functools.cache
+def build_built_in_stores() -> None:
+    """Build the built-in stores (and the default model's carried titles) once, in this
+    process and without a time limit: a command run as a subprocess with a timeout would
+    otherwise build them inside it on a cold cache."""
     from qseg import models
     from qseg.resources.default import default_counts, default_titles
 
     default_counts()
     default_titles()
     models.open_segmenter(models.DEFAULT)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Only a test that runs qseg as a subprocess (its module imports ``subprocess``, or the
+    ``qseg`` runner of helpers.py) has the built-in stores built first: every other test
+    builds what it uses, when it uses it, so a test that needs none costs no build."""
+    module = getattr(item, "module", None)
+    if module is None:
+        return
+    names = vars(module)
+    if "subprocess" in names or getattr(names.get("qseg"), "__module__", None) == "helpers":
+        build_built_in_stores()
 
 
 @pytest.fixture(scope="session")

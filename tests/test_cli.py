@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import SHARED, webis_file
+from conftest import webis_file
 from helpers import assert_one_line_error, out, qseg
 
 from qseg.resources.store import HEADER_REGION
@@ -261,21 +261,6 @@ def test_evaluate_reads_queryner_gold_as_train_does(write):
         "segment_f1": pytest.approx(10 / 17),
         "break_accuracy": pytest.approx(4 / 7),
     }
-
-
-def test_evaluate_on_queryner_dev_gives_the_default_models_recorded_figures():
-    from qseg.models.catalog import SHIPPED
-
-    dev = SHARED / "data" / "queryner" / "dev.jsonl"
-    if not dev.exists():
-        pytest.skip(f"QueryNER not found at {dev} (../shared is absent)")
-    meta = json.loads((SHIPPED / "qseg-default-v2.json").read_text(encoding="utf-8"))
-    recorded = meta["figures"]["queryner_dev"]
-    result = qseg("evaluate", "--gold", dev, "--system", "default=default", "--format", "json")
-    (row,) = json.loads(out(result))
-    assert row["queries"] == 871
-    assert round(row["break_accuracy"], 4) == recorded["break_accuracy"] == 0.7936
-    assert round(row["query_accuracy"], 4) == recorded["query_accuracy"] == 0.5959
 
 
 def test_evaluate_reports_missing_queries(write):
