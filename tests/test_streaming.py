@@ -11,9 +11,11 @@ import functools
 import json
 import os
 import queue
+import socket
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -141,19 +143,49 @@ def test_a_co_process_gets_every_ranked_segmentation():
     assert [line.split("\t")[:2] for line in ranked] == [["1", DEFAULT_FIRST], ["2", NAIVE_FIRST]]
 
 
-def test_a_fifo_as_stdin_is_answered_line_by_line(tmp_path):
-    fifo = tmp_path / "queries"
-    os.mkfifo(fifo)
-    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # so that opening does not wait
-    writer = open(fifo, "wb", buffering=0)  # noqa: SIM115 (closed below, before the end)
+Stdin = tuple[int, Callable[[bytes], None], Callable[[], None]]
+"""A child's stdin: its descriptor, how to write to it, how to end the input."""
+
+
+def fifo(request: pytest.FixtureRequest) -> Stdin:
+    """A named pipe."""
+    path = request.getfixturevalue("tmp_path") / "queries"
+    os.mkfifo(path)
+    reader = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # so that opening does not wait
+    writer = os.open(path, os.O_WRONLY)
     os.set_blocking(reader, True)
-    with Segment(stdin=reader) as segment, writer:
-        os.close(reader)  # the child has its own copy
+    return reader, lambda data: _write_all(writer, data), lambda: os.close(writer)
+
+
+def stream_socket(request: pytest.FixtureRequest) -> Stdin:
+    """A connected Unix socket."""
+    ours, theirs = socket.socketpair()
+    return theirs.detach(), ours.sendall, ours.close
+
+
+def terminal(request: pytest.FixtureRequest) -> Stdin:
+    """A pseudo-terminal, as if typed (its echo is not read: a few lines fit its buffer),
+    ended by Ctrl-D; its main side is closed after the test (the child would see an error)."""
+    main, child = os.openpty()
+    request.addfinalizer(lambda: os.close(main))
+    return child, lambda data: _write_all(main, data), lambda: _write_all(main, b"\x04")
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    while data:
+        data = data[os.write(fd, data) :]
+
+
+@pytest.mark.parametrize("kind", [fifo, stream_socket, terminal], ids=lambda k: k.__name__)
+def test_a_fifo_socket_or_terminal_is_answered_line_by_line(request, kind):
+    child, write, end = kind(request)
+    with Segment(stdin=child) as segment:
+        os.close(child)  # the child has its own copy
         answers = []
         for query in QUERIES:
-            writer.write(query.encode() + b"\n")
+            write(query.encode() + b"\n")
             answers.append(segment.answer())
-        writer.close()
+        end()
         assert segment.rest() == []
     assert answers == batch(queries=QUERIES)
     assert answers[0] == DEFAULT_FIRST

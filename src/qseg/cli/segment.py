@@ -1,4 +1,5 @@
-"""``qseg segment``: segment the QUERY arguments or stdin, one query a line."""
+"""``qseg segment``: segment the QUERY arguments or stdin, one query a line, answering a stream
+as it comes (batches only of what is already in)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from qseg.models import default_method, open_segmenter
 from qseg.models.format import ResourceMismatch
 from qseg.query import QueryError
 from qseg.segmenters.base import Segmenter
+from qseg.segmenters.nesting import MAX_NESTED_WORDS
 from qseg.segmenters.records import (
     BATCH,
     FORMATS,
@@ -34,10 +36,10 @@ STDIN = "<stdin>"
 def configure(seg: argparse.ArgumentParser) -> None:
     seg.description = (
         "Segment the QUERY arguments, or stdin one query a line (`id<TAB>query` "
-        "lines keep their id). Output: `[id<TAB>]segmentation` in input order. A trained "
-        "model segments a file 4,096 queries at a time; from a pipe, FIFO, socket or "
-        "terminal, whatever queries are already in (at least one), answered before waiting "
-        "for more, so a co-process that writes a query and waits for its answer gets it."
+        "lines keep their id). Output: `[id<TAB>]segmentation` in input order. From a file, "
+        "queries go 4,096 at a time (a trained model gains from batches); from a pipe, FIFO, "
+        "socket or terminal, those already in (at least one) are answered and flushed before "
+        "any wait for more, so a co-process that writes a query and waits gets its answer."
     )
     seg.add_argument("queries", nargs="*", metavar="QUERY", help="queries (default: stdin)")
     seg.add_argument(
@@ -59,7 +61,8 @@ def configure(seg: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print a binary tree per query, ((new york) yankees): the method's own where it "
         "has one (querylog), else from a model's break probabilities, else by splitting at "
-        "the weakest boundary (Huang et al. 2010)",
+        f"the weakest boundary (Huang et al. 2010); up to {MAX_NESTED_WORDS} words: a longer "
+        "line is bad data (see --skip-bad-lines), a longer QUERY argument a usage error",
     )
     seg.add_argument(
         "--cache",
@@ -70,10 +73,10 @@ def configure(seg: argparse.ArgumentParser) -> None:
     seg.add_argument(
         "--skip-bad-lines",
         action="store_true",
-        help="report each bad input line on stderr (also a query --nested cannot nest, over "
-        "40 words) and go on, writing one line in its place, whatever --k, so that line N of "
-        "the output answers line N of the input: an empty line (or --bad-line-marker), with "
-        'no id; with --format json {"id": null, "line": N, "error": "<stdin>:N: ..."} '
+        help="report each bad input line on stderr (with --nested, also a query too long to "
+        "nest) and go on, writing one line in its place, whatever --k, so that line N of the "
+        "output answers line N of the input: an empty line (or --bad-line-marker), with no "
+        'id; with --format json {"id": null, "line": N, "error": "<stdin>:N: ..."} '
         "(default: stop at the first bad line, status 1)",
     )
     seg.add_argument(
