@@ -88,7 +88,7 @@ def resources() -> Resources:
         titles=TitleSet(PHRASES),
         words=None,
         vectors=vectors,
-        querylog=QueryLog([q.query for q in gold(300, seed=1)]),
+        query_log=QueryLog([q.query for q in gold(300, seed=1)]),
     )
 
 

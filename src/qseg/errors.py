@@ -29,6 +29,14 @@ class CacheError(QsegError):
     the environment's problem (``QSEG_CACHE``), never the installation's."""
 
 
+class AgreementError(QsegError):
+    """Annotations on which an agreement statistic is not defined."""
+
+
+class RandomModelError(QsegError):
+    """A query length or kind the random model of agreement cannot enumerate."""
+
+
 class InputError(DataError):
     """Bad content in a file or stream; the message names the source and, where known, the line."""
 

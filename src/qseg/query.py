@@ -14,6 +14,7 @@ looks like ``new`` and matches nothing.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 
 from qseg._words import normal_words
 from qseg.errors import QsegError
@@ -46,8 +47,15 @@ def words_of(text: str) -> list[str] | tuple[str, ...]:
     return text.lower().translate(_RESERVED).split()
 
 
-def normalize(text: str) -> tuple[str, ...]:
-    """Return the words of a query: NFKC, lower case, reserved characters as separators."""
+Query = str | Sequence[str]
+"""A query as every segmenter takes it: text, or a list of its words."""
+
+
+def normalize(text: Query) -> tuple[str, ...]:
+    """Return the words of a query: NFKC, lower case, reserved characters as separators. A
+    list of words is taken as the words joined by spaces."""
+    if not isinstance(text, str):
+        text = _joined(text)
     words = normal_words(text)
     if words is None:
         words = tuple(words_of(text))
@@ -56,6 +64,16 @@ def normalize(text: str) -> tuple[str, ...]:
     if len(words) > MAX_QUERY_WORDS:
         raise QueryError(f"query has {len(words)} words; the limit is {MAX_QUERY_WORDS}")
     return words
+
+
+def _joined(words: object) -> str:
+    """A word list's text, or :class:`QueryError` for anything else than text or words."""
+    sequence = isinstance(words, Sequence) and not isinstance(words, bytes | bytearray)
+    if sequence and all(isinstance(word, str) for word in words):  # type: ignore[union-attr]
+        return " ".join(words)  # type: ignore[arg-type]
+    raise QueryError(
+        f"a query is text or a list of words (str), not {type(words).__name__}: {words!r:.60}"
+    )
 
 
 def normalize_key(text: str) -> str:

@@ -381,3 +381,34 @@ Target = Segmentation | Sequence[Reference]
 def target_words(target: Target) -> tuple[str, ...]:
     """The words of the query a training label segments."""
     return target.words if isinstance(target, Segmentation) else target[0].segmentation.words
+
+
+def majority(target: Target) -> Segmentation:
+    """A label's most voted segmentation (the first listed of those that tie)."""
+    if isinstance(target, Segmentation):
+        return target
+    return max(target, key=lambda r: r.votes).segmentation
+
+
+def as_target(value: object, index: int) -> Target:
+    """Training label ``index`` as a :data:`Target`: a :class:`Segmentation`, pipe text
+    (``new york|tickets``) or a non-empty list of :class:`Reference`; anything else is a
+    :class:`SegmentationError` naming it."""
+    if isinstance(value, Segmentation):
+        return value
+    if isinstance(value, str):
+        try:
+            return Segmentation.from_pipe(value)
+        except QsegError as exc:
+            raise SegmentationError(f"target {index}: {exc}") from None
+    if (
+        isinstance(value, Sequence)
+        and value
+        and all(isinstance(ref, Reference) for ref in value)
+        and len({ref.segmentation.words for ref in value}) == 1
+    ):
+        return value  # type: ignore[return-value]
+    raise SegmentationError(
+        f"target {index}: a target is a Segmentation, pipe text ('new york|tickets') or a "
+        f"list of Reference of one query, not {type(value).__name__}: {value!r:.60}"
+    )

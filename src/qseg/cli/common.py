@@ -51,7 +51,7 @@ def resources(args: argparse.Namespace) -> Resources:
         titles=args.titles,
         unigrams=getattr(args, "unigrams", None),
         bigrams=getattr(args, "bigrams", None),
-        querylog=getattr(args, "query_log", None),
+        query_log=getattr(args, "query_log", None),
         verify=True if args.verify else None,
     )
 

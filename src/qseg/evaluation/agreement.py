@@ -32,16 +32,12 @@ from typing import TypeVar
 import numpy as np
 
 from qseg.corpora.annotations import Annotation, Structure
-from qseg.errors import QsegError
+from qseg.errors import AgreementError
 from qseg.evaluation import random_model
 from qseg.segmentation import NestedSegmentation, Segmentation
 
 AnnotationsLike = Mapping[str, Sequence[Annotation | Structure]]
 A = TypeVar("A", Annotation, Segmentation, NestedSegmentation)
-
-
-class AgreementError(QsegError):
-    """Annotations on which an agreement statistic is not defined."""
 
 
 def boundaries(structure: Structure) -> tuple[int, ...]:

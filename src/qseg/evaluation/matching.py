@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from qseg.errors import QsegError
-from qseg.segmentation import Reference, Segmentation
+from qseg.segmentation import Reference, Segmentation, majority
 from qseg.segmenters.base import Segmenter
 
 PROTOCOLS = ("majority", "best-of", "all-agree")
@@ -141,7 +141,7 @@ def choose_reference(
     ``best-of`` depends on the system output and needs ``predicted``; the others do not.
     """
     if protocol == "majority":
-        return max(references, key=lambda r: r.votes).segmentation  # first of the tied
+        return majority(references)
     if protocol == "all-agree":
         return references[0].segmentation if len(references) == 1 else None
     if protocol == "best-of":

@@ -24,7 +24,7 @@ from typing import Literal
 
 import numpy as np
 
-from qseg.errors import QsegError
+from qseg.errors import RandomModelError
 from qseg.fileio import atomic_write, cache_dir
 
 Kind = Literal["flat", "nested"]
@@ -37,10 +37,6 @@ MAX_NESTED_WORDS = 11
 """Longest query for the nested model (Catalan(10) = 16,796 trees, 282 million pairs)."""
 
 _CACHE_VERSION = 1
-
-
-class RandomModelError(QsegError):
-    """A query length or kind the random model cannot enumerate."""
 
 
 def _check(n: int, kind: Kind) -> None:

@@ -27,7 +27,7 @@ class Resources:
       (the Webis n-gram file starts at 2 words);
     - ``names``: n-gram counts inside entity names (the supervised name statistics);
     - ``vectors``: word vectors (paper 002's embedding features);
-    - ``querylog``: a query log (the query-log method of paper 000).
+    - ``query_log``: a query log (the query-log method of paper 000).
 
     Immutable and shared: ``copy.deepcopy`` (and so ``sklearn.base.clone``) returns it as is.
     """
@@ -38,7 +38,7 @@ class Resources:
     words: NgramCounts | None = None
     names: NgramCounts | None = None
     vectors: WordVectors | None = None
-    querylog: QueryLog | None = None
+    query_log: QueryLog | None = None
 
     @classmethod
     def load(
@@ -48,7 +48,7 @@ class Resources:
         titles: StrPath | None = None,
         unigrams: StrPath | None = None,
         bigrams: StrPath | None = None,
-        querylog: StrPath | None = None,
+        query_log: StrPath | None = None,
         verify: bool | None = None,
     ) -> Resources:
         """Read resources from files; word and 2-gram probability files go together. Stores
@@ -63,7 +63,7 @@ class Resources:
                 if unigrams is not None and bigrams is not None
                 else None
             ),
-            querylog=_read_querylog(querylog) if querylog is not None else None,
+            query_log=_read_query_log(query_log) if query_log is not None else None,
         )
 
     def require_ngrams(self) -> NgramCounts:
@@ -92,14 +92,14 @@ class Resources:
             )
         return titles
 
-    def require_querylog(self, method: str) -> QueryLog:
+    def require_query_log(self, method: str) -> QueryLog:
         """The user's query log; there is no built-in one."""
-        if self.querylog is None:
+        if self.query_log is None:
             raise QsegError(
                 f"method {method!r} needs a query log: pass --query-log FILE (one query a "
                 "line, optionally <TAB>count)"
             )
-        return self.querylog
+        return self.query_log
 
     def require_probabilities(self) -> Probabilities:
         """The user's probabilities, else relative frequencies of the counts in use."""
@@ -139,7 +139,7 @@ class Resources:
         return self
 
 
-def _read_querylog(path: StrPath) -> QueryLog:
+def _read_query_log(path: StrPath) -> QueryLog:
     """A query log from its file; imported here, since only the query-log method needs it
     (and it brings the builders' line reader, which start-up does without)."""
     from qseg.resources.querylog import QueryLog

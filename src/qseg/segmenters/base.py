@@ -7,14 +7,20 @@ paper 003), the first of which is always what :meth:`Segmenter.segment` gives.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Protocol, runtime_checkable
+from collections.abc import Callable, Iterable, Iterator
+from typing import Literal, Protocol, TypeVar, runtime_checkable
 
-from qseg.errors import DataError
-from qseg.query import normalize
+from qseg.errors import DataError, QsegError
+from qseg.query import Query, QueryError, normalize
 from qseg.segmentation import Segmentation
 from qseg.segmenters._kernel import SpanScorer
-from qseg.segmenters.decoder import WeightTable, kbest_breaks, score_breaks
+from qseg.segmenters.decoder import WeightTable, check_k, kbest_breaks, score_breaks
+
+Errors = Literal["raise", "skip"]
+"""What ``segment_many`` does with an item that is no query (empty, too long, not text):
+raise a :class:`~qseg.query.QueryError` naming the item, or leave it out."""
+
+T = TypeVar("T")
 
 
 @runtime_checkable
@@ -27,18 +33,51 @@ class Segmenter(Protocol):
         of a saved model."""
         ...
 
-    def segment(self, query: str) -> Segmentation:
-        """The segmentation of one query (raw text; it is normalized first)."""
+    def segment(self, query: Query) -> Segmentation:
+        """The segmentation of one query (raw text or a list of words; normalized first)."""
         ...
 
-    def segment_many(self, queries: Iterable[str]) -> Iterator[Segmentation]:
-        """Segment queries one after the other (the same as :meth:`segment` on each)."""
+    def segment_many(
+        self, queries: Iterable[Query], *, errors: Errors = "raise"
+    ) -> Iterator[Segmentation]:
+        """Segment queries one after the other (the same as :meth:`segment` on each); an item
+        that is no query raises an error naming its index and text, or with ``errors="skip"``
+        is left out."""
         ...
 
-    def rank(self, query: str, k: int) -> list[tuple[Segmentation, float]]:
+    def rank(self, query: Query, k: int) -> list[tuple[Segmentation, float]]:
         """The ``k`` best segmentations with their scores, best first (fewer if the query has
         fewer); the first is :meth:`segment`'s."""
         ...
+
+
+def checked(
+    items: Iterable[T], errors: Errors, query: Callable[[T], Query] = lambda item: item
+) -> Iterator[tuple[T, tuple[str, ...]]]:
+    """Each item with the words of its query (``query(item)``), in order, for
+    ``segment_many``: an item that is no query raises a :class:`~qseg.query.QueryError`
+    naming its index and text, or with ``errors="skip"`` is left out."""
+    if errors not in ("raise", "skip"):
+        raise QsegError(f"errors must be 'raise' or 'skip', not {errors!r}")
+    for index, item in enumerate(items):
+        try:
+            words = normalize(query(item))
+        except QueryError as exc:
+            if errors == "skip":
+                continue
+            raise QueryError(f"query {index} ({_shown(query(item))}): {exc}") from None
+        yield item, words
+
+
+def _shown(query: object) -> str:
+    """A query as an error message shows it: its text, cut after 60 characters."""
+    text = query if isinstance(query, str) else repr(query)
+    return repr(text[:60] + "...") if len(text) > 60 else repr(text)
+
+
+def words_of_many(queries: Iterable[Query], errors: Errors) -> Iterator[tuple[str, ...]]:
+    """The words of each query, as :func:`checked` lets them through."""
+    return (words for _, words in checked(queries, errors))
 
 
 class SpanScoringSegmenter:
@@ -65,24 +104,26 @@ class SpanScoringSegmenter:
         with a count, are data the method cannot score."""
         return DataError(f"{self.source}: {exc}; these counts are too large to score exactly")
 
-    def segment(self, query: str) -> Segmentation:
+    def segment(self, query: Query) -> Segmentation:
         words = normalize(query)
         try:
             return Segmentation._trusted(words, self.scorer.best(words)[1])
         except OverflowError as exc:
             raise self._too_large(exc) from None
 
-    def segment_many(self, queries: Iterable[str]) -> Iterator[Segmentation]:
+    def segment_many(
+        self, queries: Iterable[Query], *, errors: Errors = "raise"
+    ) -> Iterator[Segmentation]:
         best = self.scorer.best
         make = Segmentation._trusted
         try:
-            for query in queries:
-                words = normalize(query)
+            for words in words_of_many(queries, errors):
                 yield make(words, best(words)[1])
         except OverflowError as exc:
             raise self._too_large(exc) from None
 
-    def rank(self, query: str, k: int) -> list[tuple[Segmentation, float]]:
+    def rank(self, query: Query, k: int) -> list[tuple[Segmentation, float]]:
+        check_k(k)
         words = normalize(query)
         ranked = kbest_breaks(self.span_weights(words), len(words), k)
         return [(Segmentation._trusted(words, breaks), score) for score, breaks in ranked]

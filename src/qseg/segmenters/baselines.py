@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from qseg.query import normalize
+from qseg.query import Query, normalize
 from qseg.segmentation import Segmentation
-from qseg.segmenters.decoder import kbest_gaps
+from qseg.segmenters.base import Errors, words_of_many
+from qseg.segmenters.decoder import check_k, kbest_gaps
 
 
 class ConstantSegmenter:
@@ -23,15 +24,18 @@ class ConstantSegmenter:
         self.split = split
         self.spec = "always-split" if split else "never-split"
 
-    def segment(self, query: str) -> Segmentation:
+    def segment(self, query: Query) -> Segmentation:
         words = normalize(query)
         return Segmentation._trusted(words, (int(self.split),) * (len(words) - 1))
 
-    def segment_many(self, queries: Iterable[str]) -> Iterator[Segmentation]:
-        for query in queries:
-            yield self.segment(query)
+    def segment_many(
+        self, queries: Iterable[Query], *, errors: Errors = "raise"
+    ) -> Iterator[Segmentation]:
+        for words in words_of_many(queries, errors):
+            yield self.segment(words)
 
-    def rank(self, query: str, k: int) -> list[tuple[Segmentation, float]]:
+    def rank(self, query: Query, k: int) -> list[tuple[Segmentation, float]]:
+        check_k(k)
         words = normalize(query)
         gaps = len(words) - 1
         on, off = [0.0] * gaps, [-1.0] * gaps

@@ -18,9 +18,10 @@ from typing import Any
 import numpy as np
 
 from qseg.errors import QsegError
-from qseg.query import normalize
+from qseg.query import Query, normalize
 from qseg.resources.vectors import WordVectors
 from qseg.segmentation import Segmentation
+from qseg.segmenters.base import Errors, checked
 from qseg.segmenters.contextual import BreakProbe, gap_rows, require_encoder
 from qseg.segmenters.decoder import check_k, kbest_gaps
 from qseg.segmenters.domain import DomainModel
@@ -135,7 +136,7 @@ class BreakModel:
         tags: Sequence[Sequence[str] | None] | None = None,
     ) -> list[np.ndarray]:
         """Per query, the probability of a break at each gap."""
-        return self._probabilities([as_words(q) for q in queries], tags)[0]
+        return self._probabilities([normalize(q) for q in queries], tags)[0]
 
     def _probabilities(
         self,
@@ -270,7 +271,7 @@ class BreakModel:
         tags: Sequence[Sequence[str] | None] | None = None,
     ) -> list[Segmentation]:
         """The segmentation of each query."""
-        words = [as_words(q) for q in queries]
+        words = [normalize(q) for q in queries]
         probabilities, tables, kinds = self._probabilities(words, tags)
         breaks = [tuple((p > 0.5).astype(int).tolist()) for p in probabilities]
         chosen = self._joint_rows(words)
@@ -287,29 +288,27 @@ class BreakModel:
                 breaks[i] = tuple(bits[int(np.argmax(scores))].tolist())
         return [Segmentation._trusted(w, b) for w, b in zip(words, breaks, strict=True)]
 
-    def segment(self, query: str, tags: Sequence[str] | None = None) -> Segmentation:
+    def segment(self, query: Query, tags: Sequence[str] | None = None) -> Segmentation:
         """The segmentation of one query (with its part-of-speech tags, if the model uses
         them and they are known)."""
         return self.predict([query], None if tags is None else [tags])[0]
 
     def segment_many(
         self,
-        queries: Iterable[str],
+        queries: Iterable[Query],
         tags: Iterable[Sequence[str] | None] | None = None,
+        *,
+        errors: Errors = "raise",
     ) -> Iterator[Segmentation]:
-        """Segment queries in batches of :data:`.records.BATCH` (a query's tags may be None)."""
-        items = iter(queries)
-        tag_items = iter(tags) if tags is not None else None
-        while batch := list(islice(items, BATCH)):
-            batch_tags = None
-            if tag_items is not None:
-                batch_tags = list(islice(tag_items, len(batch)))
-                if len(batch_tags) != len(batch):
-                    raise QsegError("fewer tag lists than queries")
-            yield from self.predict(batch, batch_tags)
+        """Segment queries in batches of :data:`.records.BATCH` (a query's tags may be None;
+        ``errors`` as in :meth:`~qseg.segmenters.base.Segmenter.segment_many`)."""
+        good = checked(_with_tags(queries, tags), errors, lambda pair: pair[0])
+        while batch := list(islice(good, BATCH)):
+            words = [w for _, w in batch]
+            yield from self.predict(words, None if tags is None else [t for (_, t), _ in batch])
 
     def rank(
-        self, query: str, k: int, tags: Sequence[str] | None = None
+        self, query: Query, k: int, tags: Sequence[str] | None = None
     ) -> list[tuple[Segmentation, float]]:
         """The ``k`` best segmentations with their scores. Where decoding is joint: first the
         ``max_candidates`` break vectors the gap model finds most probable (the segmentations
@@ -319,7 +318,7 @@ class BreakModel:
         those). Otherwise by the log-probability of the breaks under the gap model. The first
         is always :meth:`segment`'s."""
         check_k(k)
-        words = as_words(query)
+        words = normalize(query)
         query_tags = None if tags is None else [tags]
         probabilities, tables, kinds = self._probabilities([words], query_tags)
         if self._joint_rows([words]):
@@ -361,6 +360,21 @@ def gap_windows(n: int) -> list[tuple[int, int, int]]:
     return [(start, start + WINDOW_WORDS, g - start) for g, start in enumerate(starts)]
 
 
+def _with_tags(
+    queries: Iterable[Query], tags: Iterable[Sequence[str] | None] | None
+) -> Iterator[tuple[Query, Sequence[str] | None]]:
+    """Each query with its tags (``None`` without tags)."""
+    if tags is None:
+        yield from ((query, None) for query in queries)
+        return
+    tag_items = iter(tags)
+    for query in queries:
+        try:
+            yield query, next(tag_items)
+        except StopIteration:
+            raise QsegError("fewer tag lists than queries") from None
+
+
 def with_domain(blocks: Sequence[np.ndarray], kinds: np.ndarray) -> list[np.ndarray]:
     """Candidate feature blocks, each with its query's kind as one more column."""
     out = []
@@ -376,10 +390,6 @@ def per_query(per_gap: np.ndarray, words: Sequence[tuple[str, ...]]) -> list[np.
     """Split values given gap after gap, query after query, into one array per query."""
     bounds = np.cumsum([0, *(len(w) - 1 for w in words)])
     return [per_gap[a:b] for a, b in pairwise(bounds)]
-
-
-def as_words(query: str | Sequence[str]) -> tuple[str, ...]:
-    return normalize(query) if isinstance(query, str) else normalize(" ".join(query))
 
 
 def check_tags(

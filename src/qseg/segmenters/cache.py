@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
-from qseg.query import normalize
+from qseg.query import Query, normalize
 from qseg.segmentation import Segmentation
-from qseg.segmenters.base import Segmenter
+from qseg.segmenters.base import Errors, Segmenter, words_of_many
+from qseg.segmenters.decoder import check_k
 
 
 class CachedSegmenter:
@@ -47,16 +48,18 @@ class CachedSegmenter:
     def misses(self) -> int:
         return self._cached.cache_info().misses
 
-    def segment(self, query: str) -> Segmentation:
+    def segment(self, query: Query) -> Segmentation:
         return self._cached(normalize(query))
 
-    def segment_many(self, queries: Iterable[str]) -> Iterator[Segmentation]:
+    def segment_many(
+        self, queries: Iterable[Query], *, errors: Errors = "raise"
+    ) -> Iterator[Segmentation]:
         cached = self._cached
-        for query in queries:
-            yield cached(normalize(query))
+        for words in words_of_many(queries, errors):
+            yield cached(words)
 
-    def rank(self, query: str, k: int) -> list[tuple[Segmentation, float]]:
-        return list(self._ranked(normalize(query), k))
+    def rank(self, query: Query, k: int) -> list[tuple[Segmentation, float]]:
+        return list(self._ranked(normalize(query), check_k(k)))
 
     def __repr__(self) -> str:
         return f"<CachedSegmenter {self.spec} size={self.size} hits={self.hits}>"

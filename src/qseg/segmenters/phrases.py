@@ -30,10 +30,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator
 
-from qseg.query import normalize
+from qseg.query import Query, normalize
 from qseg.resources.counts import NgramCounts
 from qseg.segmentation import Segmentation
-from qseg.segmenters.decoder import kbest_gaps
+from qseg.segmenters.base import Errors, words_of_many
+from qseg.segmenters.decoder import check_k, kbest_gaps
 from qseg.segmenters.spec import Param, format_spec
 
 SCORERS = ("npmi", "default")
@@ -123,15 +124,18 @@ class PhrasesSegmenter:
         """gensim's segmentation of the words, as break bits."""
         return self._analysis(words)[0]
 
-    def segment(self, query: str) -> Segmentation:
+    def segment(self, query: Query) -> Segmentation:
         words = normalize(query)
         return Segmentation._trusted(words, self.breaks_of(words))
 
-    def segment_many(self, queries: Iterable[str]) -> Iterator[Segmentation]:
-        for query in queries:
-            yield self.segment(query)
+    def segment_many(
+        self, queries: Iterable[Query], *, errors: Errors = "raise"
+    ) -> Iterator[Segmentation]:
+        for words in words_of_many(queries, errors):
+            yield self.segment(words)
 
-    def rank(self, query: str, k: int) -> list[tuple[Segmentation, float]]:
+    def rank(self, query: Query, k: int) -> list[tuple[Segmentation, float]]:
+        check_k(k)
         words = normalize(query)
         chosen, joined = self._analysis(words)
         if_break, if_not = [], []

@@ -13,10 +13,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from qseg.errors import QsegError
-from qseg.query import normalize
+from qseg.query import Query, normalize
 from qseg.resources.probabilities import Probabilities
 from qseg.segmentation import Segmentation
-from qseg.segmenters.decoder import kbest_gaps
+from qseg.segmenters.base import Errors, words_of_many
+from qseg.segmenters.decoder import check_k, kbest_gaps
 
 PAPER_TAU = 0.894775
 
@@ -42,17 +43,20 @@ class PmiSegmenter:
         pmi = self.probabilities.pmi
         return [pmi(words[i], words[i + 1]) for i in range(len(words) - 1)]
 
-    def segment(self, query: str) -> Segmentation:
+    def segment(self, query: Query) -> Segmentation:
         words = normalize(query)
         tau = self.tau
         breaks = tuple(1 if value < tau else 0 for value in self.gap_pmis(words))
         return Segmentation._trusted(words, breaks)
 
-    def segment_many(self, queries: Iterable[str]) -> Iterator[Segmentation]:
-        for query in queries:
-            yield self.segment(query)
+    def segment_many(
+        self, queries: Iterable[Query], *, errors: Errors = "raise"
+    ) -> Iterator[Segmentation]:
+        for words in words_of_many(queries, errors):
+            yield self.segment(words)
 
-    def rank(self, query: str, k: int) -> list[tuple[Segmentation, float]]:
+    def rank(self, query: Query, k: int) -> list[tuple[Segmentation, float]]:
+        check_k(k)
         words = normalize(query)
         gaps = [value - self.tau for value in self.gap_pmis(words)]
         ranked = kbest_gaps([min(0.0, -d) for d in gaps], [min(0.0, d) for d in gaps], k)

@@ -46,9 +46,10 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from qseg.errors import InputError
-from qseg.query import normalize
+from qseg.query import Query, normalize
 from qseg.segmentation import NestedSegmentation, Segmentation, break_spans
-from qseg.segmenters.decoder import WeightTable, kbest_breaks
+from qseg.segmenters.base import Errors, words_of_many
+from qseg.segmenters.decoder import WeightTable, check_k, kbest_breaks
 from qseg.segmenters.nesting import merge_tree
 from qseg.segmenters.spec import Param, format_spec
 
@@ -201,17 +202,20 @@ class QueryLogSegmenter:
             ranked.append((base + gain, tuple(breaks)))
         return ranked
 
-    def rank(self, query: str, k: int) -> list[tuple[Segmentation, float]]:
+    def rank(self, query: Query, k: int) -> list[tuple[Segmentation, float]]:
+        check_k(k)
         words = normalize(query)
         return [(Segmentation._trusted(words, b), s) for s, b in self._ranked(words, k)]
 
-    def segment(self, query: str) -> Segmentation:
+    def segment(self, query: Query) -> Segmentation:
         words = normalize(query)
         return Segmentation._trusted(words, self._ranked(words, 1)[0][1])
 
-    def segment_many(self, queries: Iterable[str]) -> Iterator[Segmentation]:
-        for query in queries:
-            yield self.segment(query)
+    def segment_many(
+        self, queries: Iterable[Query], *, errors: Errors = "raise"
+    ) -> Iterator[Segmentation]:
+        for words in words_of_many(queries, errors):
+            yield self.segment(words)
 
     def score(self, segmentation: Segmentation) -> float | None:
         """The score :meth:`rank` gives a segmentation, ``None`` for one it does not list."""

@@ -63,7 +63,7 @@ def _phrases(res: Resources, **params: Any) -> Segmenter:
 
 
 def _querylog(res: Resources, wiki: bool, delta: float, max_words: int) -> Segmenter:
-    log = res.require_querylog("querylog")
+    log = res.require_query_log("querylog")
     titles = res.require_titles("querylog") if wiki else None
     return QueryLogSegmenter(log, titles, wiki=wiki, delta=delta, max_words=max_words)
 

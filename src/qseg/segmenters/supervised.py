@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import numpy as np
@@ -35,12 +35,13 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from qseg.errors import InputError, QsegError
+from qseg.query import Query, normalize
 from qseg.resources.bundle import Resources
 from qseg.resources.vectors import WordVectors
-from qseg.segmentation import Segmentation, Target, target_words
+from qseg.segmentation import Segmentation, Target, as_target, majority, target_words
+from qseg.segmenters.base import Errors
 from qseg.segmenters.break_model import (
     BreakModel,
-    as_words,
     check_tags,
     gap_inputs,
     per_query,
@@ -59,6 +60,7 @@ from qseg.segmenters.joint import (
 )
 from qseg.segmenters.lexicon import LEXICON_FEATURES, Lexicon, gap_keys, phrase_rates
 from qseg.segmenters.trainable import (
+    GROUPS,
     LINEAR,
     Boosting,
     Decoding,
@@ -243,15 +245,17 @@ class BreakClassifier(BaseEstimator):
 
     def fit(
         self,
-        queries: Sequence[str | Sequence[str]],
-        y: Sequence[Target],
+        queries: Sequence[Query],
+        y: Sequence[Target | str],
         tags: Sequence[Sequence[str] | None] | None = None,
         *,
         domains: Sequence[str] | None = None,
         sample_weight: Sequence[float] | None = None,
         progress: Callable[[str], None] | None = None,
     ) -> BreakClassifier:
-        """Learn from queries and their segmentations (or their annotators' votes).
+        """Learn from queries and their segmentations (:class:`~qseg.Segmentation` or pipe
+        text, ``new york|tickets``) or their annotators' votes (lists of
+        :class:`~qseg.segmentation.Reference`).
 
         ``domains``: each query's kind (two kinds, for ``inputs.domain``); ``sample_weight``:
         each query's weight in every loss; ``progress`` is called with the name of each of
@@ -260,7 +264,8 @@ class BreakClassifier(BaseEstimator):
         from sklearn.model_selection import KFold
 
         self._check_params()
-        words = [as_words(q) for q in queries]
+        words = [normalize(q) for q in queries]
+        y = [as_target(t, i) for i, t in enumerate(y)]
         if len(words) != len(y):
             raise QsegError(f"{len(words)} queries but {len(y)} segmentations")
         if self._in.domain and (domains is None or len(domains) != len(words)):
@@ -531,20 +536,68 @@ class BreakClassifier(BaseEstimator):
         """The segmentation of each query."""
         return self._model().predict(queries, tags)
 
-    def segment(self, query: str, tags: Sequence[str] | None = None) -> Segmentation:
+    def segment(self, query: Query, tags: Sequence[str] | None = None) -> Segmentation:
         return self._model().segment(query, tags)
 
     def segment_many(
         self,
-        queries: Iterable[str],
+        queries: Iterable[Query],
         tags: Iterable[Sequence[str] | None] | None = None,
+        *,
+        errors: Errors = "raise",
     ) -> Iterator[Segmentation]:
-        return self._model().segment_many(queries, tags)
+        return self._model().segment_many(queries, tags, errors=errors)
 
     def rank(
-        self, query: str, k: int, tags: Sequence[str] | None = None
+        self, query: Query, k: int, tags: Sequence[str] | None = None
     ) -> list[tuple[Segmentation, float]]:
         return self._model().rank(query, k, tags)
+
+    def score(
+        self,
+        queries: Sequence[Query],
+        y: Sequence[Target | str],
+        tags: Sequence[Sequence[str] | None] | None = None,
+    ) -> float:
+        """Break accuracy of :meth:`predict` against the targets (each one's most voted
+        segmentation), pooled over every gap as ``qseg evaluate`` does: what scikit-learn's
+        model selection (``GridSearchCV``, ``cross_val_score``) maximizes by default."""
+        targets = [as_target(t, i) for i, t in enumerate(y)]
+        if len(targets) != len(queries):
+            raise QsegError(f"{len(queries)} queries but {len(targets)} segmentations")
+        predicted = self.predict(queries, tags)
+        right = gaps = 0
+        for seg, target in zip(predicted, targets, strict=True):
+            reference = majority(target)
+            if reference.words != seg.words:
+                raise QsegError(f"the segmentation of {seg.query!r} is of another query")
+            right += sum(a == b for a, b in zip(seg.breaks, reference.breaks, strict=True))
+            gaps += len(seg.breaks)
+        if not gaps:
+            raise QsegError("the queries have no gaps (all are single words): nothing to score")
+        return right / gaps
+
+    def set_params(self, **params: Any) -> BreakClassifier:
+        """Set parameters, also one field of a group as scikit-learn's nested parameters
+        name it (``boosting__n_estimators=10``, ``decoding__max_candidates=8``), so that
+        ``GridSearchCV`` can search them."""
+        plain = {}
+        for key, value in params.items():
+            group, nested, name = key.partition("__")
+            if not nested:
+                plain[key] = value
+                continue
+            if group not in GROUPS:
+                raise QsegError(
+                    f"{key}: nested parameters are fields of {', '.join(GROUPS)}, not of {group!r}"
+                )
+            current = getattr(self, group) or GROUPS[group]()
+            try:
+                setattr(self, group, replace(current, **{name: value}))
+            except TypeError:
+                known = ", ".join(f.name for f in fields(current))
+                raise QsegError(f"{key}: {group} has no field {name!r} ({known})") from None
+        return super().set_params(**plain)
 
 
 def _describe(resource: Any, builtin: bool) -> dict[str, Any] | None:
