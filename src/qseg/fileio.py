@@ -199,15 +199,16 @@ def atomic_directory(path: StrPath) -> Iterator[Path]:
 def read_npz(data: bytes, names: Sequence[str], what: str) -> dict[str, Any]:
     """The named arrays of ``.npz`` bytes, each checked to hold only finite numbers where it
     is a float array; ``ValueError`` naming ``what`` on any damage (a bad zip, a bad deflate
-    stream, a missing array, NaN or infinity)."""
-    import zipfile
-
+    stream, a missing array, NaN or infinity), found before anything is allocated where the
+    file declares it (:mod:`qseg.archives`: a forged array shape, a zip bomb)."""
     import numpy as np
 
+    from qseg.archives import ArchiveError
+    from qseg.archives import read_npz as read_arrays
+
     try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-            arrays = {name: npz[name] for name in names}
-    except (OSError, KeyError, EOFError, ValueError, zipfile.BadZipFile, zlib.error) as exc:
+        arrays = read_arrays(io.BytesIO(data), names)
+    except ArchiveError as exc:
         raise ValueError(f"not {what} ({exc})") from None
     for name, array in arrays.items():
         if array.dtype.kind == "f" and not np.isfinite(array).all():

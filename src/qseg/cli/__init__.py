@@ -4,6 +4,8 @@ the library.
 Errors print one line ``qseg: error: ...`` naming the file and line where known, and exit with
 status 2 for a usage error (an argument, option, spec or path) or 1 for bad data (a file's
 content, a damaged store or model); a missing optional package names its extra (status 2).
+Output that stdout refuses (a full disk) is one line too, status 1; output piped into a command
+that stops reading early (``| head``) ends quietly with status 0.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import os
 import sys
 from collections.abc import Sequence
 from importlib import import_module
+from typing import IO, Any
 
 from qseg import signals
 from qseg._version import VERSION
@@ -55,14 +58,59 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+class _OutputFailed(Exception):
+    """stdout refused a write for another reason than a closed pipe (a full disk)."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(error.strerror or str(error))
+
+
+class _Output:
+    """stdout as the commands write to it: a failed write is an :class:`_OutputFailed`, told
+    apart from any other ``OSError`` (a closed pipe stays a ``BrokenPipeError``)."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _OutputFailed(exc) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _OutputFailed(exc) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _drop_stdout() -> None:
+    """Send what stdout still buffers to the null device, so that the flush at exit neither
+    fails nor prints "Exception ignored" (Python's advice for ``BrokenPipeError``)."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser(argv).parse_args(argv)
     signals.install()
+    out = _Output(sys.stdout)
     try:
-        args.run(args, sys.stdout)
-        sys.stdout.flush()
+        args.run(args, out)
+        out.flush()
+    except _OutputFailed as exc:
+        _drop_stdout()
+        print(f"qseg: error: cannot write the output ({exc})", file=sys.stderr)
+        return EXIT_BAD_DATA
     except QsegError as exc:
         print(f"qseg: error: {exc}", file=sys.stderr)
         return EXIT_BAD_DATA if isinstance(exc, DataError) else EXIT_USAGE
@@ -73,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"qseg: error: {missing}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # output closed early, e.g. piped into `head`
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _drop_stdout()
         return 0
     except KeyboardInterrupt:
         print("qseg: interrupted", file=sys.stderr)

@@ -11,6 +11,10 @@ from typing import IO
 from qseg.corpora.annotations import INPUT_FORMATS
 from qseg.evaluation.judge_agreement import LEVELS
 
+MAX_REPLICATES = 10_000
+"""The most bootstrap replicates: percentile intervals from 10,000 move by less than 0.01,
+and the judgments' bootstrap holds a replicates x items matrix."""
+
 
 def configure(agree: argparse.ArgumentParser) -> None:
     agree.description = (
@@ -33,7 +37,12 @@ def configure(agree: argparse.ArgumentParser) -> None:
         help="distances (default: d for flat, d1 and d2 when annotations are nested)",
     )
     agree.add_argument("--by-length", action="store_true", help="also one row per query length")
-    agree.add_argument("--replicates", type=int, default=1000, help="bootstrap replicates")
+    agree.add_argument(
+        "--replicates",
+        type=int,
+        default=1000,
+        help=f"bootstrap replicates (default 1000, at most {MAX_REPLICATES:,})",
+    )
     agree.add_argument("--confidence", type=float, default=0.95, help="interval coverage")
     agree.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     agree.add_argument("--bias", action="store_true", help="print the bias statistics")
@@ -77,12 +86,25 @@ def _judgments(args: argparse.Namespace, out: IO[str]) -> None:
         out.write(render_tables(label_tables(results), args.format))
 
 
+def _check_bootstrap(args: argparse.Namespace) -> None:
+    """The bootstrap's flags in range, before any file is read."""
+    from qseg.errors import QsegError
+
+    if not 1 <= args.replicates <= MAX_REPLICATES:
+        raise QsegError(
+            f"--replicates must be between 1 and {MAX_REPLICATES:,}, got {args.replicates}"
+        )
+    if args.seed < 0:
+        raise QsegError(f"--seed must be 0 or more, got {args.seed}")
+
+
 def run(args: argparse.Namespace, out: IO[str]) -> None:
     from qseg.corpora.annotations import detect_format, read_annotations
     from qseg.evaluation.agreement_report import agreement_table, default_powers, measure
     from qseg.evaluation.bias import bias_statistics, bias_tables, plot_bias
     from qseg.tables import render_tables
 
+    _check_bootstrap(args)
     kind = args.input or detect_format(args.files[0])
     if kind == "judgments":
         _judgments(args, out)

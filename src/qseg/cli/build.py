@@ -69,7 +69,10 @@ def configure(build: argparse.ArgumentParser) -> None:
 
 
 def run_ngrams(args: argparse.Namespace, out: IO[str]) -> None:
+    from qseg.cli.common import not_an_input
     from qseg.resources.build import build_ngrams
+
+    not_an_input(args.output, args.inputs)
 
     build_ngrams(
         args.inputs,
@@ -89,7 +92,10 @@ def run_ngrams(args: argparse.Namespace, out: IO[str]) -> None:
 
 
 def run_titles(args: argparse.Namespace, out: IO[str]) -> None:
+    from qseg.cli.common import not_an_input
     from qseg.resources.build import build_titles
+
+    not_an_input(args.output, [*args.inputs, args.stop_titles])
 
     build_titles(
         args.inputs,

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from qseg.errors import QsegError
+from qseg.errors import PathError, QsegError
 from qseg.resources.bundle import Resources
 
 
@@ -76,3 +78,32 @@ def note(message: str) -> None:
 def at_least_one(value: int | None, flag: str) -> None:
     if value is not None and value < 1:
         raise QsegError(f"{flag} must be at least 1, got {value}")
+
+
+def not_an_input(output: str, inputs: Iterable[str | None]) -> None:
+    """A usage error if the output file is one of the inputs (by any name): writing it would
+    replace what is being read."""
+    if not Path(output).is_file():
+        return
+    for given in inputs:
+        if given and Path(given).is_file() and os.path.samefile(given, output):
+            raise PathError(output, "is also an input; the output must be another file")
+
+
+def can_create(output: str, what: str) -> None:
+    """Create and remove a file where ``output`` will be written (in its folder, or the
+    nearest one that exists), so that a folder the system refuses files in (``/proc``, a
+    read-only mount) is found before any work. The probe is named as the atomic writer names
+    its temporary files, so a killed run's is cleared like theirs."""
+    target = Path(output)
+    folder = target.parent
+    while not folder.is_dir() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=f".{target.name}.", suffix=".tmp"):
+            pass
+    except OSError as exc:
+        raise PathError(
+            folder,
+            f"cannot hold files ({exc.strerror or exc}), so the {what} {output} cannot be made",
+        ) from None

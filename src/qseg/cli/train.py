@@ -10,6 +10,8 @@ from qseg.cli.common import add_resource_flags, note
 from qseg.segmenters.trainable import PRESETS
 
 DEFAULT_METHOD = "joint"
+MAX_DIMENSIONS = 1000
+"""The widest word vectors trained (paper 002 and word2vec use 50 to 300)."""
 
 
 def configure(train: argparse.ArgumentParser) -> None:
@@ -55,16 +57,26 @@ def configure(train: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, out: IO[str]) -> None:
     import time
 
-    from qseg.cli.common import resources
+    from qseg.cli.common import can_create, not_an_input, resources
     from qseg.corpora.training import read_training_data
+    from qseg.errors import PathError, QsegError
     from qseg.fileio import check_output_file
     from qseg.models import estimator, save
     from qseg.models.training import trainable_method
     from qseg.progress import progress_bar
+    from qseg.segmenters.trainable import check_seed
 
     started = time.perf_counter()
-    trainable_method(args.method)  # a wrong method stops here, before any data is read
+    _, params = trainable_method(args.method)  # a wrong method stops here, before any data is read
+    check_seed(*((args.seed, "--seed") if args.seed is not None else (params["seed"], "seed")))
+    if not 1 <= args.dimensions <= MAX_DIMENSIONS:
+        raise QsegError(
+            f"--dimensions must be between 1 and {MAX_DIMENSIONS}, got {args.dimensions}"
+        )
     check_output_file(args.out, "model")  # and a model that cannot be written
+    inputs = (args.gold, args.queries, args.pos, args.corpus, args.ngrams, args.titles)
+    not_an_input(args.out, inputs)
+    can_create(args.out, "model")
     data = read_training_data(args.gold, args.queries, args.pos)
     if data.untagged:
         note(
@@ -93,7 +105,10 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
             bar.update(1)
 
         model.fit(data.words, data.targets, data.tags, progress=done)
-    save(model, args.out)
+    try:
+        save(model, args.out)
+    except OSError as exc:  # a disk that fills up while the model is written
+        raise PathError(args.out, f"cannot write the model ({exc.strerror or exc})") from None
     took = time.perf_counter() - started
     print(
         f"qseg: trained {args.method} on {len(data.ids)} queries in {took:.1f} s -> {args.out}",

@@ -71,6 +71,8 @@ def open_segmenter(
         except (ModelError, PathError) as exc:  # a shipped file: the installation is broken
             raise ModelError(f"{exc}; a model shipped with qseg: {REBUILD}") from None
     path = Path(text)
+    if path.is_dir():
+        raise PathError(text, "is a directory, not a method or a model file")
     if text.endswith(MODEL_SUFFIX) or "/" in text or path.is_file():
         if not path.exists():
             raise PathError(text, "no such model file")

@@ -12,23 +12,28 @@ Members (written with a fixed date, so the same model gives the same bytes):
 - ``joint.npz``, ``phrases.json``, ``ranker.npz``: the joint scorer (trees as arrays), its
   phrase rates and the vote ranker, where decoding is joint.
 
-Reading checks everything before anything is used: the format version, every parameter's name
-and type, which members must be there, every array's shape and dtype, and that the gap model
-takes exactly the features the inputs give. Every problem is one :class:`ModelError` naming
-the file (and the member).
+Reading checks everything before anything is used: the archive's structure and declared sizes
+before anything is unpacked (:mod:`qseg.archives`), the format version, every parameter's name
+and type, which members must be there (before they are read), every array's shape and dtype,
+and that the gap model takes exactly the features the inputs give. Every problem is one
+:class:`ModelError` naming the file (and the member).
 """
 
 from __future__ import annotations
 
 import io
 import json
+import math
+import os
+import reprlib
+import stat
 import zipfile
-import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from qseg.archives import ArchiveError, checked_members, open_zip, read_member
 from qseg.errors import DataError, PathError, QsegError
 from qseg.fileio import StrPath, atomic_write_bytes
 from qseg.segmenters.trainable import (
@@ -92,8 +97,10 @@ class ModelFile:
         """A member read from the file now (a carried one)."""
         if name in self.members:
             return self.members[name]
-        with _archive(self.path) as zf:
-            return _read_member(zf, self.path, name)
+        with _archive(self.path) as (zf, infos):
+            if name not in infos:
+                raise self.fail("the member is gone from the file", name)
+            return _read_member(zf, self.path, infos[name])
 
     def fail(self, message: str, member: str | None = None) -> ModelError:
         where = f"{self.path} ({member})" if member else self.path
@@ -144,55 +151,101 @@ def _qseg_version() -> str:
 
 
 @contextmanager
-def _archive(path: StrPath) -> Iterator[zipfile.ZipFile]:
+def _archive(path: StrPath) -> Iterator[tuple[zipfile.ZipFile, dict[str, zipfile.ZipInfo]]]:
+    """The model file's archive and its members by name, checked before anything is
+    unpacked: a path that cannot be read is a :class:`PathError`, damage a :class:`ModelError`.
+    (Opened without blocking, so that a FIFO is refused instead of waited on.)"""
     try:
-        with zipfile.ZipFile(path) as zf:
-            yield zf
-    except (
-        zipfile.BadZipFile,
-        zipfile.LargeZipFile,
-        EOFError,
-        NotImplementedError,
-        zlib.error,
-    ) as exc:
-        raise ModelError(f"{path}: not a readable model file ({exc})") from None
-    except IsADirectoryError:
-        raise PathError(path, "is a directory, not a model file") from None
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
         raise PathError(path, f"cannot read the model file ({exc.strerror or exc})") from None
+    status = os.fstat(fd)
+    if not stat.S_ISREG(status.st_mode):
+        os.close(fd)
+        if stat.S_ISDIR(status.st_mode):
+            raise PathError(path, "is a directory, not a model file")
+        raise PathError(path, "is not a regular file (a device, FIFO or socket)")
+    with os.fdopen(fd, "rb") as file:
+        try:
+            zf = open_zip(file)
+            infos = checked_members(zf, status.st_size)
+        except ArchiveError as exc:
+            raise ModelError(f"{path}: not a readable model file ({exc})") from None
+        with zf:
+            yield zf, infos
 
 
-def _read_member(zf: zipfile.ZipFile, path: StrPath, name: str) -> bytes:
+def _read_member(zf: zipfile.ZipFile, path: StrPath, info: zipfile.ZipInfo) -> bytes:
     try:
-        return zf.read(name)
-    except (zipfile.BadZipFile, EOFError, ValueError, OSError, zlib.error, KeyError) as exc:
-        raise ModelError(f"{path} ({name}): damaged member ({exc})") from None
+        return read_member(zf, info)
+    except ArchiveError as exc:
+        raise ModelError(f"{path} ({info.filename}): {exc}") from None
+
+
+JSON_DEPTH = 16
+"""The deepest nesting of ``meta.json`` read (it has 3 levels)."""
+LARGEST_INT = 2**63
+"""Integers in ``meta.json`` are below this in magnitude (larger ones overflow where used)."""
+
+
+def model_json(raw: bytes) -> Any:
+    """The JSON value of a model member (UTF-8); ``ValueError`` if it is not one, also where
+    it nests too deeply for the parser. (What reads it checks its numbers are finite.)"""
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
+def _check_meta_values(meta: Any) -> None:
+    """``ValueError`` unless ``meta.json`` nests at most :data:`JSON_DEPTH` deep and holds
+    finite floats (``1e999`` parses as infinity) and integers of at most 64 bits."""
+    stack = [(meta, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"a number out of range ({value})")
+        if isinstance(value, int) and not -LARGEST_INT <= value < LARGEST_INT:
+            raise ValueError(f"an integer out of range ({reprlib.repr(value)})")
+        if isinstance(value, (dict, list)):
+            if depth > JSON_DEPTH:
+                raise ValueError(f"nested more than {JSON_DEPTH} deep")
+            items = value.values() if isinstance(value, dict) else value
+            stack.extend((item, depth + 1) for item in items)
 
 
 def read_model(path: StrPath) -> ModelFile:
-    """Read a model file and check its metadata and parameters (members are checked when
-    they are decoded, :mod:`.loading`)."""
-    with _archive(path) as zf:
+    """Read a model file and check its metadata, its parameters and the names of its
+    members, then read the members (they are checked when decoded, :mod:`.loading`)."""
+    with _archive(path) as (zf, infos):
+        if "meta.json" not in infos:
+            raise ModelError(f"{path}: not a readable model file (no meta.json)")
+        raw = _read_member(zf, path, infos["meta.json"])
         try:
-            meta = json.loads(zf.read("meta.json"))
-        except KeyError:
-            raise ModelError(f"{path}: not a readable model file (no meta.json)") from None
-        except (ValueError, UnicodeDecodeError) as exc:
+            meta = model_json(raw)
+            _check_meta_values(meta)
+        except ValueError as exc:
             raise ModelError(f"{path}: not a readable model file (meta.json: {exc})") from None
         if not isinstance(meta, dict) or meta.get("format") != FORMAT:
             raise ModelError(f"{path}: not a qseg model file")
         if meta.get("version") != FORMAT_VERSION:
             raise ModelError(
-                f"{path}: model format version {meta.get('version')}; this qseg reads "
-                f"version {FORMAT_VERSION} (retrain with `qseg train`)"
+                f"{path}: model format version {reprlib.repr(meta.get('version'))}; this qseg "
+                f"reads version {FORMAT_VERSION} (retrain with `qseg train`)"
             )
-        names = [info.filename for info in zf.infolist() if info.filename != "meta.json"]
-        carried = frozenset(names) & set(CARRIED.values())
-        members = {name: _read_member(zf, path, name) for name in names if name not in carried}
+        names = sorted(infos.keys() - {"meta.json"})
+        model = _checked(str(path), meta, frozenset(names) & set(CARRIED.values()))
+        _check_members(model, set(names))
+        members = {n: _read_member(zf, path, infos[n]) for n in names if n not in model.carried}
+    return replace(model, members=members)
+
+
+def _checked(path: str, meta: dict[str, Any], carried: frozenset[str]) -> ModelFile:
+    """The model file of this metadata (without its members yet), every value checked."""
     for key in ("method", "params", "fitted", "resources", "features", "candidate_features"):
         if key not in meta:
             raise ModelError(f"{path}: meta.json lacks {key!r}")
-    model = ModelFile(str(path), meta, _params(str(path), meta["params"]), members, carried)
+    model = ModelFile(path, meta, _params(path, meta["params"]), {}, carried)
     if meta["method"] is not None and not isinstance(meta["method"], str):
         raise model.fail("meta.json: method must be a spec or null")
     for key in ("features", "candidate_features"):
@@ -200,7 +253,6 @@ def read_model(path: StrPath) -> ModelFile:
             raise model.fail(f"meta.json: {key} must be a list of names")
     _check_fitted(model)
     _check_resources(model)
-    _check_members(model)
     return model
 
 
@@ -219,7 +271,8 @@ def _params(path: str, raw: Any) -> dict[str, Any]:
     for name, (kind, default) in SCALARS.items():
         value = raw.get(name, default)
         if type(value) is not kind:
-            raise fail(f"meta.json: parameter {name} must be {kind.__name__}, not {value!r}")
+            shown = reprlib.repr(value)
+            raise fail(f"meta.json: parameter {name} must be {kind.__name__}, not {shown}")
         params[name] = value
     for name, group in GROUPS.items():
         value = raw.get(name)
@@ -299,8 +352,8 @@ def expected_members(model: ModelFile) -> set[str]:
     return members
 
 
-def _check_members(model: ModelFile) -> None:
-    expected, present = expected_members(model), set(model.members) | model.carried
+def _check_members(model: ModelFile, present: set[str]) -> None:
+    expected = expected_members(model)
     if expected - present:
         raise model.fail(f"member {sorted(expected - present)[0]!r} is missing")
     if present - expected:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from qseg.errors import QsegError
 from qseg.fileio import StrPath
-from qseg.models.format import ModelFile, model_meta, read_model, write_model
+from qseg.models.format import ModelFile, model_json, model_meta, read_model, write_model
 from qseg.models.provenance import check_encoder, check_integrity, feature_source
 from qseg.resources.bundle import Resources
 from qseg.segmenters.trainable import LINEAR, Inputs, check_settings
@@ -136,7 +136,7 @@ def load(
         width += 1
     lexicon = None
     if inputs.lexicon:
-        lexicon = _decode(file, "lexicon.json", lambda raw: Lexicon.from_json(_json(raw)))
+        lexicon = _decode(file, "lexicon.json", lambda raw: Lexicon.from_json(model_json(raw)))
         width += len(LEXICON_FEATURES)
     if fitted["n_features_in"] != width:
         raise file.fail(
@@ -152,7 +152,7 @@ def load(
     phrases: dict[str, float] = {}
     if fitted["joint"]:
         joint = _scorer(file, "joint.npz", len(candidates))
-        phrases = _decode(file, "phrases.json", lambda raw: check_phrase_rates(_json(raw)))
+        phrases = _decode(file, "phrases.json", lambda raw: check_phrase_rates(model_json(raw)))
         if file.decoding.rank_votes:
             ranker = _scorer(file, "ranker.npz", len(candidates))
     return BreakModel(
@@ -187,14 +187,14 @@ def _carried(file: ModelFile, kind: str) -> Any:
     return titles
 
 
-def _json(raw: bytes) -> Any:
-    return json.loads(raw.decode("utf-8"))
-
-
 def _decode(file: ModelFile, member: str, decode: Callable[[bytes], T]) -> T:
+    """A member decoded, any damage a :class:`ModelError` naming it: also numbers too large
+    for a float (``OverflowError``) and values nested too deeply to show in a message."""
     try:
         return decode(file.members[member])
-    except (ValueError, UnicodeDecodeError, KeyError, TypeError) as exc:
+    except RecursionError:
+        raise file.fail("nested too deeply", member) from None
+    except (ValueError, KeyError, TypeError, OverflowError) as exc:
         raise file.fail(str(exc) or type(exc).__name__, member) from None
 
 

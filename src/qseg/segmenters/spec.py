@@ -8,6 +8,7 @@ writes them back with the defaults left out, so a spec round-trips (the ir_measu
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -75,8 +76,8 @@ def _typed(method: str, key: str, param: Param, text: str) -> Any:
         except ValueError:
             pass
         else:
-            if param.kind is float and value != value:  # NaN
-                raise SpecError(f"{method}: {key} must be a number, not {text!r}")
+            if param.kind is float and not math.isfinite(value):  # nan, inf, 1e999
+                raise SpecError(f"{method}: {key} must be a finite number, not {text!r}")
             return value
     raise SpecError(f"{method}: {key} must be of type {param.kind.__name__}, got {text!r}")
 
@@ -91,12 +92,16 @@ def parse(spec: str, methods: Mapping[str, Method]) -> tuple[Method, dict[str, A
     if method is None:
         raise SpecError(f"unknown method {name!r}; available: {', '.join(sorted(methods))}")
     params = {key: p.default for key, p in method.params.items()}
+    given: set[str] = set()
     for item in filter(str.strip, (args or "").split(",")):
         key, eq, value = item.partition("=")
         key = key.strip()
         if not eq or key not in method.params:
             known = ", ".join(method.params) or "none"
             raise SpecError(f"{method.name}: unknown parameter {item.strip()!r}; known: {known}")
+        if key in given:
+            raise SpecError(f"{method.name}: {key} is given twice")
+        given.add(key)
         params[key] = _convert(method.name, key, method.params[key], value)
     return method, params
 

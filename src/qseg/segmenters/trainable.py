@@ -276,12 +276,24 @@ def check_settings(params: Mapping[str, Any]) -> None:
         or inputs.word_vectors
     ):
         raise QsegError("a break classifier needs features, a lexicon or word vectors")
+    check_seed(settings["random_state"], "random_state")
     if settings["inner_folds"] < 2:
         raise QsegError(f"inner_folds must be at least 2, got {settings['inner_folds']}")
     if decoding.max_candidates < 1:
         raise QsegError(f"max_candidates must be at least 1, got {decoding.max_candidates}")
     if not 0 <= decoding.agreement_weight <= 1:
         raise QsegError(f"agreement_weight must be in [0, 1], got {decoding.agreement_weight}")
+
+
+MAX_SEED = 2**31 - 1
+"""The largest seed: numpy, scikit-learn, XGBoost and gensim all take it, and each inner fold
+adds its number to it."""
+
+
+def check_seed(seed: int, name: str = "seed") -> None:
+    """Raise :class:`~qseg.errors.QsegError` unless ``seed`` is one every library takes."""
+    if not 0 <= seed <= MAX_SEED:
+        raise QsegError(f"{name} must be between 0 and {MAX_SEED} (2^31 - 1), got {seed}")
 
 
 def check_group(name: str, value: Any) -> None:

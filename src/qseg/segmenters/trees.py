@@ -118,8 +118,12 @@ class TreeEnsemble:
         child always follows its parent), on features the ensemble takes."""
         arrays = read_npz(data, (*_ARRAYS, "meta"), "a tree ensemble")
         for name, dtype in (*_ARRAYS.items(), ("meta", np.int64)):
-            if arrays[name].dtype != dtype or arrays[name].ndim != 1:
-                raise ValueError(f"tree ensemble: {name} is {arrays[name].dtype}, not {dtype}")
+            array = arrays[name]
+            if array.dtype != dtype or array.ndim != 1:
+                raise ValueError(
+                    f"tree ensemble: {name} is {array.dtype} of shape {array.shape}, not a "
+                    f"vector of {np.dtype(dtype)}"
+                )
         meta = arrays["meta"]
         if len(meta) != 2 or meta[0] < 0 or meta[1] not in (0, 1) or len(arrays["base"]) != 1:
             raise ValueError("tree ensemble: bad header")
