@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import io
 import os
+import resource
+import signal
 import socket
 import subprocess
 import sys
@@ -213,6 +215,8 @@ CASES = [
     Case("build -o its own input", ["build", "ngrams", "--from", "counts", "--quiet", "-o", "c.txt", "c.txt"], 2, "c.txt: is also an input; the output must be another file", {"c.txt": COUNTS}),
     Case("train --out in a folder that takes no files", ["train", "--method", "features", "--gold", "g.txt", "--out", "/proc/x.qseg"], 2, "/proc: cannot hold files (No such file or directory), so the model /proc/x.qseg cannot be made", {"g.txt": "1\tnew york|tickets\n"}),
     Case("train --seed -1", ["train", "--method", "features", "--gold", "g.txt", "--seed", "-1", "--out", "m.qseg"], 2, "--seed must be between 0 and 2147483647 (2^31 - 1), got -1", {"g.txt": "1\tnew york|tickets\n"}),
+    Case("a spec's seed of -1", ["train", "--method", "features(seed=-1)", "--gold", "g.txt", "--out", "m.qseg"], 2, "seed must be between 0 and 2147483647 (2^31 - 1), got -1", {"g.txt": "1\tnew york|tickets\n"}),
+    Case("train --out its own gold file", ["train", "--method", "features", "--gold", "g.txt", "--out", "g.txt"], 2, "g.txt: is also an input; the output must be another file", {"g.txt": "1\tnew york|tickets\n"}),
     Case("train --dimensions 0", ["train", "--method", "embeddings", "--corpus", "c.txt", "--dimensions", "0", "--gold", "g.txt", "--out", "m.qseg"], 2, "--dimensions must be between 1 and 1000, got 0", {"g.txt": "1\tnew york|tickets\n", "c.txt": "new york\n"}),
     Case("agree --replicates 1000000000", ["agree", "--replicates", "1000000000", "a.txt", "b.txt"], 2, "--replicates must be between 1 and 10,000, got 1000000000", {"a.txt": "(x (y z))\n", "b.txt": "((x y) z)\n"}),
     Case("agree --seed -1", ["agree", "--seed", "-1", "a.txt", "b.txt"], 2, "--seed must be 0 or more, got -1", {"a.txt": "(x (y z))\n", "b.txt": "((x y) z)\n"}),
@@ -330,6 +334,30 @@ def test_output_piped_into_head_ends_quietly():
     assert qseg.returncode == 0 and err == b"", err
 
 
+def _small_files() -> None:
+    """In the child: files of at most 2 KB, a larger write failing with EFBIG (not SIGXFSZ)."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
+
+
+def test_a_model_that_cannot_be_written_is_one_line_and_leaves_nothing(tmp_path):
+    """A disk that fills while the model is written (files limited to 2 KB; it takes 3)."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    import toy
+
+    (tmp_path / "g.txt").write_text(
+        "".join(f"{i}\t{q.to_pipe()}\n" for i, q in enumerate(toy.gold(60)))
+    )
+    command = [sys.executable, "-m", "qseg", "train", "--method", "features(classifier=logreg)",
+               "--gold", "g.txt", "--out", "m.qseg", "--quiet"]  # fmt: skip
+    done = subprocess.run(
+        command, cwd=tmp_path, capture_output=True, timeout=300, preexec_fn=_small_files
+    )
+    assert done.returncode == 2, done.stderr.decode()
+    assert done.stderr.decode() == "qseg: error: m.qseg: cannot write the model (File too large)\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.txt"]  # no model, no temporary file
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files without read permission")
 def test_a_store_without_read_permission(tmp_path):
     _store(tmp_path)
@@ -388,7 +416,8 @@ unpacks to 512 MiB is refused with the process under 250 MB (`tests/test_model_f
 every command that writes to stdout (segment, methods, store info and verify, evaluate, tune,
 agree, ir-eval) gives `cannot write the output (No space left on device)` with status 1 when
 stdout is a full disk, and output piped into `head` ends quietly with status 0, as before; a
-store without read permission gives `cannot read the store (Permission denied)` with status 2
+model that cannot be written (files limited to 2 KB) gives `m.qseg: cannot write the model
+(File too large)` with status 2 and leaves no file behind; a store without read permission gives `cannot read the store (Permission denied)` with status 2
 (`tests/test_errors.py`, run as a user other than root); a build killed with SIGKILL leaves
 nothing that the next build does not remove (`tests/test_build.py`).
 """
