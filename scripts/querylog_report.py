@@ -91,14 +91,10 @@ TEMPLATE = """# Query-log segmentation (paper 000's "Mishra et al." and "Mishra 
 
 Produced by `python scripts/querylog_report.py`.
 
-```sh
-# Seg-Phase-1 only
-qseg segment --method 'querylog(wiki=false)' --query-log queries.txt "new york yankees tickets"
-# + Wiki-Boost and Seg-Phase-2 (titles: --titles FILE, else the built-in DBpedia names)
-qseg segment --method querylog --query-log queries.txt "new york yankees tickets"
-# the nested output
-qseg segment --nested --method querylog --query-log queries.txt "new york yankees tickets"
-```
+`qseg segment --method 'querylog(wiki=false)' --query-log FILE` is Seg-Phase-1 only;
+`--method querylog` adds Wiki-Boost and Seg-Phase-2 (titles: `--titles FILE`, else the built-in
+DBpedia names); `--nested` gives the method's own tree. The commands, run on a small log, are in
+[the query-log method](query-log-method.md).
 
 The log is a text file, one query a line, optionally `<TAB>count` (the lines `qseg build ngrams
 --from text` reads, read by the same parser). It is held in memory as an index (posting lists of
