@@ -29,3 +29,11 @@ def test_a_test_that_needs_no_built_in_store_builds_none(tmp_path):
     )
     assert done.returncode == 0, done.stdout
     assert not cache.exists() or list(cache.iterdir()) == []
+
+
+def test_the_readme_is_read_in_two_minutes():
+    """The README keeps what a new user needs (what qseg is, the two commands, a few lines of
+    command line and Python, the default's figures, links); the rest lives under docs/."""
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 120
+    assert "](docs/index.md)" in readme
