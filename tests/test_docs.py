@@ -3,13 +3,12 @@
 Each fenced block of README.md and of the pages under docs/ is one of:
 
 - ```` ```python ````: doctest-style (``>>>`` lines and the output they give), run with doctest
-  (``...`` matches any text, doctest's ELLIPSIS), in a temporary working folder;
+  (``...`` matches any text, doctest's ELLIPSIS);
 - ```` ```console ````: shell commands after ``$ `` (a line ending in ``\\`` goes on), each
   followed by what it prints on stdout, run one after the other by one bash (so a variable set by
-  one command is there for the next) in a temporary working folder, with this environment's
-  ``qseg`` and ``python`` first on PATH and its QSEG_CACHE; every command must succeed, and its
-  output is compared like a doctest's (lines stripped of trailing blanks, ``...`` matches any
-  text);
+  one command is there for the next), with this environment's ``qseg`` and ``python`` first on
+  PATH and its QSEG_CACHE; every command must succeed, and its output is compared like a
+  doctest's (lines stripped of trailing blanks, ``...`` matches any text);
 - a block of any language right after ``<!-- checked by: PATH -->``: the commands a script or
   test of the repository runs itself (a report, a benchmark, a slow build); PATH must exist and
   name each command's program, subcommand and every option;
@@ -18,8 +17,12 @@ Each fenced block of README.md and of the pages under docs/ is one of:
 - ```` ```text ```` (or no language): not a command (an output shown alone, a file, a tree);
   a ``$ `` prompt there fails.
 
-Anything else fails. In the working folder ``../shared`` is the repository's ``../shared``; a
-block that reads it is skipped, saying so, where it is absent.
+Anything else fails. A page runs as one session, like a doctest file: its python and console
+blocks in order, in one temporary working folder (a file one block writes is there for the
+next), its Python blocks in one namespace. In that folder ``../shared`` is the repository's
+``../shared``; where it is absent, a page stops at the first block that reads it and is skipped,
+saying so. Also checked: relative links lead to files, the site's nav lists every page, the API
+reference has every name of ``qseg.__all__``, and every script the docs name exists.
 """
 
 from __future__ import annotations
