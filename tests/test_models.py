@@ -221,9 +221,10 @@ def test_a_scorer_in_the_place_of_another_is_refused(saved, tmp_path):
 @pytest.mark.parametrize(
     "arrays, message",
     [
-        ({"coef": np.zeros(3)}, "coef is float64 of shape (3,), expected float64 of shape"),
+        ({"coef": np.zeros(3)}, "coef has 3 values, expected"),
         ({"mean": np.zeros(5, dtype=np.float32)}, "mean is float32"),
-        ({"fill": np.zeros((2, 2))}, "expected float64 of shape"),
+        ({"fill": np.zeros((2, 2))}, "fill is float64 of shape (2, 2), expected a float64 vector"),
+        ({"coef": lambda a: a[:, None]}, "expected a float64 vector"),  # (n, 1): said so
         ({"coef": lambda a: np.full_like(a, np.nan)}, "coef holds NaN or infinite values"),
         ({"scale": np.zeros_like}, "a scale of 0"),
     ],

@@ -75,13 +75,19 @@ class LinearGapModel:
         """A model written by :meth:`to_bytes`; ``ValueError`` unless every array is a float64
         vector of one length (``coef`` one longer, for the intercept)."""
         arrays = read_npz(data, cls.ARRAYS, "a linear gap model")
-        width = arrays["fill"].shape
-        for name, array in arrays.items():
-            expected = (width[0] + 1,) if name == "coef" and len(width) == 1 else width
-            if array.dtype != np.float64 or array.ndim != 1 or array.shape != expected:
+        for name, array in arrays.items():  # first each a vector, then their lengths
+            if array.dtype != np.float64 or array.ndim != 1:
                 raise ValueError(
                     f"linear gap model: {name} is {array.dtype} of shape {array.shape}, "
-                    f"expected float64 of shape {expected}"
+                    "expected a float64 vector"
+                )
+        width = len(arrays["fill"])
+        for name, array in arrays.items():
+            expected = width + 1 if name == "coef" else width
+            if len(array) != expected:
+                raise ValueError(
+                    f"linear gap model: {name} has {len(array)} values, expected {expected} "
+                    f"(fill has {width}{'; coef one more, the intercept' if name == 'coef' else ''})"
                 )
         if (arrays["scale"] == 0).any():
             raise ValueError("linear gap model: a scale of 0")
