@@ -85,9 +85,10 @@ class LinearGapModel:
         for name, array in arrays.items():
             expected = width + 1 if name == "coef" else width
             if len(array) != expected:
+                more = "; coef one more, the intercept" if name == "coef" else ""
                 raise ValueError(
                     f"linear gap model: {name} has {len(array)} values, expected {expected} "
-                    f"(fill has {width}{'; coef one more, the intercept' if name == 'coef' else ''})"
+                    f"(fill has {width}{more})"
                 )
         if (arrays["scale"] == 0).any():
             raise ValueError("linear gap model: a scale of 0")
