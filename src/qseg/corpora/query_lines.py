@@ -4,9 +4,9 @@ Bad lines (invalid UTF-8, NUL bytes, an empty or over-long query, a stray tab, a
 raise an :class:`~qseg.errors.InputError` naming the line, or, with ``skip_bad``, come out as
 a :class:`~qseg.segmenters.records.Skipped` record in their place.
 
-Lines are read as they arrive, never more than one read ahead, so that a co-process that writes
-a query and waits for its answer is never kept waiting; :meth:`QueryLines.ready` tells a reader
-of many at once (a batch) whether the next line is already in.
+Lines are read as they arrive (a read takes what is there and never waits for more), so that
+a co-process that writes a query and waits for its answer is never kept waiting;
+:meth:`QueryLines.ready` tells a reader of many at once (a batch) whether the next line is in.
 """
 
 from __future__ import annotations
@@ -55,12 +55,14 @@ class QueryLines:
 
     def __iter__(self) -> Iterator[Record | Skipped]:
         for lineno, raw in enumerate(self._lines, start=1):
+            record: Record | Skipped
             try:
-                yield self._record(raw, lineno)
+                record = self._record(raw, lineno)
             except InputError as exc:
                 if not self._skip_bad:
                     raise
-                yield Skipped(lineno, exc)
+                record = Skipped(lineno, exc)
+            yield record
 
     def _record(self, raw: bytes | None, lineno: int) -> Record:
         if raw is None:
