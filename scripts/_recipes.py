@@ -227,7 +227,7 @@ def wordfreq_words(fill: bool) -> NgramCounts:
 DEFAULT_NAME = "qseg-default-v2"
 DEFAULT = Recipe(
     "default",
-    "joint(name_statistics=false, name_vectors=false, contextual=false, domain=true, "
+    "joint(name_statistics=false, word_vectors=false, contextual=false, domain=true, "
     "n_estimators=150, learning_rate=0.1)",
     ("webis", "queryner"),
     lambda: Resources(titles=carried_titles()),

@@ -48,7 +48,7 @@ from qseg.segmentation import Reference, Segmentation
 from qseg.tables import render_table
 
 SHIPPED = ROOT / "src" / "qseg" / "models" / "shipped"
-PLAIN = "name_statistics=false, name_vectors=false, contextual=false"
+PLAIN = "name_statistics=false, word_vectors=false, contextual=false"
 IDEAS = [
     Recipe("counts only, web queries", f"joint({PLAIN}, titles=false)", ("webis",)),
     Recipe("counts only, both kinds", f"joint({PLAIN}, titles=false)"),
@@ -115,7 +115,7 @@ def static_vectors_recipe(path: Path) -> Recipe:
     vectors = WordVectors.from_bytes(path.read_bytes())
     return Recipe(
         "the default, distilled MiniLM vectors of the two words",
-        DEFAULT.spec.replace("name_vectors=false", "name_vectors=true"),
+        DEFAULT.spec.replace("word_vectors=false", "word_vectors=true"),
         resources=lambda: Resources(titles=carried_titles(), vectors=vectors),
     )
 

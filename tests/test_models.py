@@ -384,14 +384,14 @@ def test_a_model_file_is_a_method_everywhere_a_spec_is(saved, tmp_path, write):
 def test_training_through_the_library():
     queries = toy.gold(60)
     words, targets = [q.words for q in queries], list(queries)
-    model = models.estimator(toy.TRAINED_SPECS["features"], toy.resources(), seed=3, jobs=2)
+    model = models.estimator(toy.TRAINED_SPECS["features"], toy.resources(), random_state=3, jobs=2)
     assert (model.random_state, model.n_jobs) == (3, 2) and not hasattr(model, "gap_model_")
     stages: list[str] = []
     model.fit(words, targets, progress=stages.append)
     assert stages == model.training_stages() == ["features", "gap model"]
-    assert model.spec == toy.TRAINED_SPECS["features"].replace(")", ", seed=3)")
-    with pytest.raises(QsegError, match="two seeds: seed=2"):
-        models.estimator("features(seed=2)", seed=3)
+    assert model.spec == toy.TRAINED_SPECS["features"].replace(")", ", random_state=3)")
+    with pytest.raises(QsegError, match="two seeds: random_state=2"):
+        models.estimator("features(random_state=2)", random_state=3)
     with pytest.raises(QsegError, match="method 'wiki' is not trained"):
         models.estimator("wiki")
 

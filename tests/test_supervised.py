@@ -306,7 +306,7 @@ def test_fit_save_load_round_trip(voted, tmp_path):
     loaded = models.load(path, source)
     assert loaded.predict(test) == model.predict(test)
     assert loaded.spec == str(path) and model.spec == (
-        "joint(name_statistics=false, name_vectors=false, contextual=false, inner_folds=3, "
+        "joint(name_statistics=false, word_vectors=false, contextual=false, inner_folds=3, "
         "n_estimators=20, max_depth=3)"
     )
     for a, b in zip(loaded.break_probabilities(test), model.break_probabilities(test), strict=True):

@@ -42,7 +42,7 @@ WORDS = ["cheap", "best", "tickets", "reviews", "near", "online", "used", "buy",
 SMALL = "n_estimators=10, max_depth=2"
 """Spec parameters that keep the boosters of a test model small."""
 TRAINED_SPECS = {
-    "joint": f"joint(name_statistics=false, name_vectors=false, contextual=false, "
+    "joint": f"joint(name_statistics=false, word_vectors=false, contextual=false, "
     f"inner_folds=3, {SMALL})",
     "features": f"features({SMALL})",
     "embeddings": f"embeddings(classifier=logreg, {SMALL})",

@@ -46,7 +46,7 @@ def configure(train: argparse.ArgumentParser) -> None:
     )
     train.add_argument("--dimensions", type=int, default=50, help="word vector size (default 50)")
     train.add_argument(
-        "--seed", type=int, help="random seed (default: the spec's seed parameter, 0)"
+        "--seed", type=int, help="random seed (default: the spec's random_state parameter, 0)"
     )
     train.add_argument("--jobs", type=int, default=1, help="threads for XGBoost (default 1)")
     train.add_argument("--out", required=True, metavar="MODEL", help="model file to write")
@@ -68,7 +68,13 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
 
     started = time.perf_counter()
     _, params = trainable_method(args.method)  # a wrong method stops here, before any data is read
-    check_seed(*((args.seed, "--seed") if args.seed is not None else (params["seed"], "seed")))
+    check_seed(
+        *(
+            (args.seed, "--seed")
+            if args.seed is not None
+            else (params["random_state"], "random_state")
+        )
+    )
     if not 1 <= args.dimensions <= MAX_DIMENSIONS:
         raise QsegError(
             f"--dimensions must be between 1 and {MAX_DIMENSIONS}, got {args.dimensions}"
@@ -93,7 +99,7 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
         resources(args),
         corpus=args.corpus,
         dimensions=args.dimensions,
-        seed=args.seed,
+        random_state=args.seed,
         jobs=args.jobs,
     )
     stages = model.training_stages()

