@@ -161,3 +161,28 @@ def test_every_error_a_caller_can_meet_is_exported():
     assert issubclass(qseg.NotFittedSegmenterError, qseg.QsegError)
     with pytest.raises(qseg.NotFittedSegmenterError):
         small(toy.resources()).segment("new york")
+
+
+def test_errors_raised_to_python_name_python_arguments(tmp_path):
+    """The library names the argument of the call that mends an error; the command line
+    prints the same errors with its flags (tests/test_errors.py, tests/test_models.py)."""
+    from dataclasses import replace
+
+    from qseg import models
+    from qseg.cli.wording import for_command_line
+    from qseg.resources.build import build_ngrams
+
+    path = tmp_path / "m.qseg"
+    models.save(toy.train(toy.TRAINED_SPECS["features"]), path)
+    other = replace(toy.resources(), ngrams=NgramCounts({"new york": 3, "new": 5}))
+    with pytest.raises(qseg.ResourceMismatch) as refused:
+        qseg.segmenter(str(path), other)
+    assert "`allow_other_resources=True`" in str(refused.value) and "--" not in str(refused.value)
+    assert "--allow-other-resources" in for_command_line(str(refused.value))
+    assert qseg.segmenter(str(path), other, allow_other_resources=True).segment("new york")
+    with pytest.raises(qseg.QsegError, match="give `query_log=FILE`") as needs:
+        qseg.segmenter("querylog", qseg.Resources())
+    assert "give --query-log FILE" in for_command_line(str(needs.value))
+    with pytest.raises(qseg.QsegError, match="`min_count` must be at least 1, got 0") as bad:
+        build_ngrams([tmp_path / "none.txt"], tmp_path / "x.qseg", min_count=0)
+    assert for_command_line(str(bad.value)) == "--min-count must be at least 1, got 0"

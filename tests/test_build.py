@@ -149,11 +149,11 @@ def test_bad_input_names_file_and_line_and_leaves_nothing(
 def test_missing_inputs_and_bad_options(tmp_path):
     with pytest.raises(PathError, match="no such file or directory"):
         build_ngrams([tmp_path / "nope.txt"], tmp_path / "s.qseg", quiet=True)
-    with pytest.raises(QsegError, match="--min-count must be at least 1"):
+    with pytest.raises(QsegError, match="`min_count` must be at least 1"):
         build_ngrams([tmp_path], tmp_path / "s.qseg", min_count=0, quiet=True)
     with pytest.raises(QsegError, match="unknown engine"):
         build_ngrams([tmp_path], tmp_path / "s.qseg", engine="hadoop", quiet=True)
-    with pytest.raises(QsegError, match="--master is for the Spark engine"):
+    with pytest.raises(QsegError, match="`master` is for the Spark engine; add `engine='spark'`"):
         build_ngrams([tmp_path], tmp_path / "s.qseg", master="spark://x:7077", quiet=True)
 
 

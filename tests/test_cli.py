@@ -396,7 +396,7 @@ def test_the_query_log_method_refuses_bad_resources(write):
     result = qseg("segment", "--method", "querylog", "--query-log", log, "--titles", words, "a b")
     assert_one_line_error(result, "words.txt: no multiword titles", status=1)
     result = qseg("segment", "--method", "querylog", "a b")
-    assert_one_line_error(result, "needs a query log: pass --query-log FILE")
+    assert_one_line_error(result, "needs a query log: give --query-log FILE")
 
 
 def test_a_damaged_store_is_refused_in_one_line(ngrams, tmp_path):

@@ -208,7 +208,7 @@ CASES = [
     Case("a missing model file", ["segment", "--method", "none.qseg", "a"], 2, "none.qseg: no such model file"),
     Case("store info on a folder", ["store", "info", "d"], 2, "d: is a directory, not a store", make=lambda f: (f / "d").mkdir()),
     Case("store info on a path that cannot be opened", ["store", "info", "s.qseg"], 2, "s.qseg: cannot read the store", make=_socket),
-    Case("the query-log method without a log", ["segment", "--method", "querylog(wiki=false)", "a b"], 2, "needs a query log: pass --query-log FILE"),
+    Case("the query-log method without a log", ["segment", "--method", "querylog(wiki=false)", "a b"], 2, "needs a query log: give --query-log FILE"),
     Case("a folder as the method", ["segment", "--method", "d", "a"], 2, "d: is a directory, not a method or a model file", make=lambda f: (f / "d").mkdir()),
     Case("a parameter of infinity (1e999)", ["segment", "--method", "pmi(tau=1e999)", "a b"], 2, "pmi: tau must be a finite number, not '1e999'"),
     Case("a parameter given twice", ["segment", "--method", "pmi(tau=1, tau=2)", "a b"], 2, "pmi: tau is given twice"),

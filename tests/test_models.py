@@ -68,7 +68,7 @@ def test_a_saved_model_is_a_segmenter_with_its_path_as_spec(saved, tmp_path):
 def test_the_model_refuses_resources_other_than_it_was_trained_with(saved):
     res = toy.resources()
     with pytest.raises(
-        ResourceMismatch, match=r"trained with the n-gram counts of memory .*--ngrams"
+        ResourceMismatch, match=r"trained with the n-gram counts of memory .*`ngrams=FILE`"
     ):
         models.load(saved)  # none given: the built-in counts are not what it was trained with
     other = replace(res, ngrams=NgramCounts({"new york": 5, "new": 9, "york": 9}))

@@ -156,7 +156,7 @@ def test_wiki_boost_needs_multiword_titles(log, write):
 def test_the_registry_builds_it_from_resources(log):
     method = create("querylog(delta=0.5)", Resources(query_log=log, titles=TitleSet(["a b"])))
     assert method.spec == "querylog(delta=0.5)"
-    with pytest.raises(QsegError, match="needs a query log: pass --query-log FILE"):
+    with pytest.raises(QsegError, match="needs a query log: give `query_log=FILE`"):
         create("querylog", Resources())
     with pytest.raises(SpecError, match=r"querylog: delta must be in \(0, 1\], not 0.0"):
         create("querylog(delta=0)", Resources(query_log=log, titles=TitleSet(["a b"])))

@@ -50,7 +50,7 @@ def test_specs_round_trip_and_match_the_built_segmenter(spec, canonical):
         ("wiki(median)", "unknown parameter 'median'"),
         ("naive(", "malformed method spec"),
         ("features(classifier=perceptron)", "classifier must be one of xgboost, logreg, svm"),
-        ("embeddings", "needs word vectors: pass --corpus FILE"),
+        ("embeddings", "needs word vectors: give `Resources(vectors=...)`"),
     ],
 )
 def test_bad_specs_say_what_is_wrong(spec, message):
@@ -72,6 +72,6 @@ def test_without_titles_wiki_is_a_clear_error_and_the_default_is_naive(monkeypat
 
     assert default_spec(RESOURCES) == BEST_SPEC == "wiki(unseen_titles=true)"
     monkeypatch.setattr(qseg.resources.default, "default_titles", lambda: None)
-    with pytest.raises(QsegError, match="needs Wikipedia titles: pass --titles FILE, or"):
+    with pytest.raises(QsegError, match="needs Wikipedia titles: give `titles=FILE`, or"):
         create("wiki", Resources(ngrams=RESOURCES.ngrams))
     assert default_spec(Resources(ngrams=RESOURCES.ngrams)) == "naive"

@@ -19,6 +19,7 @@ from typing import IO, Any
 
 from qseg import signals
 from qseg._version import VERSION
+from qseg.cli.wording import for_command_line
 from qseg.errors import DataError, QsegError, missing_extra
 
 EXIT_USAGE = 2
@@ -112,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"qseg: error: cannot write the output ({exc})", file=sys.stderr)
         return EXIT_BAD_DATA
     except QsegError as exc:
-        print(f"qseg: error: {exc}", file=sys.stderr)
+        print(f"qseg: error: {for_command_line(str(exc))}", file=sys.stderr)
         return EXIT_BAD_DATA if isinstance(exc, DataError) else EXIT_USAGE
     except ImportError as exc:
         missing = missing_extra(exc)

