@@ -136,11 +136,23 @@ def test_tuning_recovers_a_threshold_that_made_the_references(tmp_path):
 def test_qseg_tune_phrases(write):
     counts = write("counts.txt", "new\t100\nyork\t80\nnew york\t60\ntickets\t90\nyork tickets\t1\n")
     gold = write("gold.txt", "q1\tnew york|tickets\n")
-    text = helpers.out(
-        helpers.qseg("tune", "phrases", "--gold", gold, "--ngrams", counts, "--min-count", "1")
-    )
-    spec, accuracy, *_ = text.split("\t")
+    tune = ["tune", "phrases", "--gold", gold, "--ngrams", counts, "--min-count", "1"]
+    spec, accuracy, *_ = helpers.out(helpers.qseg(*tune)).split("\t")
+    # the method's own defaults: npmi with gensim's connector words, as --method phrases
+    assert spec.startswith("phrases(threshold=") and spec.endswith(", min_count=1)"), spec
+    assert accuracy == "break_accuracy=1.0000"
+    text = helpers.out(helpers.qseg(*tune, "--scoring", "default", "--no-connectors"))
+    spec = text.split("\t")[0]
     assert spec.startswith("phrases(scoring=default, threshold=") and spec.endswith(
         ", connectors=false)"
-    )  # qseg tune phrases: gensim's scorer without connectors unless told
-    assert accuracy == "break_accuracy=1.0000"
+    ), spec
+
+
+def test_qseg_tune_reads_queryner_gold(write):
+    counts = write("counts.txt", "new\t100\nyork\t80\nnew york\t60\ntickets\t90\n")
+    line = (
+        '{"example_id": 1, "tokens": ["new", "york", "tickets"], "labels": ["B-a", "I-a", "B-b"]}'
+    )
+    gold = write("dev.jsonl", line + "\n")
+    text = helpers.out(helpers.qseg("tune", "pmi", "--gold", gold, "--ngrams", counts))
+    assert text.startswith("tau=") and "queries=1" in text

@@ -27,20 +27,31 @@ def configure(tune: argparse.ArgumentParser) -> None:
     )
     phrases.add_argument("--gold", required=True, metavar="FILE")
     phrases.add_argument("--protocol", choices=("majority", "all-agree"), default="majority")
-    phrases.add_argument("--scoring", choices=("default", "npmi"), default="default")
-    phrases.add_argument("--min-count", type=int, default=5, metavar="N")
-    phrases.add_argument("--connectors", action="store_true")
-    phrases.add_argument("--layers", type=int, choices=(1, 2), default=1)
+    # the method's own defaults (npmi, gensim's connector words), so that what is tuned is
+    # what `--method phrases` runs
+    from qseg.segmenters.phrases import PARAMS
+
+    phrases.add_argument(
+        "--scoring", choices=("default", "npmi"), default=PARAMS["scoring"].default
+    )
+    phrases.add_argument("--min-count", type=int, default=PARAMS["min_count"].default, metavar="N")
+    phrases.add_argument(
+        "--connectors",
+        action=argparse.BooleanOptionalAction,
+        default=PARAMS["connectors"].default,
+        help="gensim's English connector words may sit inside a phrase (default: yes)",
+    )
+    phrases.add_argument("--layers", type=int, choices=(1, 2), default=PARAMS["layers"].default)
     add_resource_flags(phrases, querylog=False)
     phrases.set_defaults(run=run_phrases)
 
 
 def run_pmi(args: argparse.Namespace, out: IO[str]) -> None:
     from qseg.cli.common import resources
-    from qseg.corpora.webis import read_references
+    from qseg.corpora.training import read_gold
     from qseg.evaluation.tuning import tune_pmi
 
-    gold = read_references(args.gold)
+    gold = read_gold(args.gold)
     choice = tune_pmi(gold, resources(args).require_probabilities(), args.protocol)
     out.write(
         f"tau={choice.tau!r}\tbreak_accuracy={choice.break_accuracy:.4f}\t"
@@ -50,13 +61,13 @@ def run_pmi(args: argparse.Namespace, out: IO[str]) -> None:
 
 def run_phrases(args: argparse.Namespace, out: IO[str]) -> None:
     from qseg.cli.common import resources
-    from qseg.corpora.webis import read_references
+    from qseg.corpora.training import read_gold
     from qseg.evaluation.tuning import tune_phrases
     from qseg.segmenters.phrases import PARAMS
     from qseg.segmenters.spec import format_spec
 
     at_least_one(args.min_count, "--min-count")
-    gold = read_references(args.gold)
+    gold = read_gold(args.gold)
     options = {
         "scoring": args.scoring,
         "min_count": args.min_count,

@@ -69,7 +69,7 @@ def tune_phrases(
     step = max(1, len(scores) // candidates)
     picked = [*scores[::step], scores[-1]]
     thresholds = [picked[0] - 1.0] + [(a + b) / 2 for a, b in itertools.pairwise(picked) if a != b]
-    low, high = (-1.0, 1.0) if options.get("scoring") == "npmi" else (1e-9, math.inf)
+    low, high = (-1.0, 1.0) if probe.scoring == "npmi" else (1e-9, math.inf)
     thresholds = sorted({min(max(t, low), high) for t in thresholds})  # gensim's ranges
     best: tuple[float, float, float] | None = None
     for threshold in thresholds:
