@@ -28,7 +28,8 @@ def qseg(
         input=data,
         capture_output=True,
         timeout=120,
-        env=None if env is None else os.environ | env,
+        # unbuffered output would hide a missing flush (PYTHONUNBUFFERED is set in some shells)
+        env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"} | (env or {}),
     )
 
 
