@@ -51,6 +51,19 @@ class Segmenter(Protocol):
         ...
 
 
+class OneByOne:
+    """``segment_many`` for a segmenter that gains nothing from batches: :meth:`segment` on
+    each query in turn (``errors`` as :meth:`Segmenter.segment_many` says)."""
+
+    segment: Callable[[Query], Segmentation]
+
+    def segment_many(
+        self, queries: Iterable[Query], *, errors: Errors = "raise"
+    ) -> Iterator[Segmentation]:
+        for words in words_of_many(queries, errors):
+            yield self.segment(words)
+
+
 def checked(
     items: Iterable[T], errors: Errors, query: Callable[[T], Query] = lambda item: item
 ) -> Iterator[tuple[T, tuple[str, ...]]]:

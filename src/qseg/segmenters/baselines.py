@@ -5,15 +5,13 @@ nothing about phrases; on Bergsma and Wang's corpus they score 44.8% and 55.2% b
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-
 from qseg.query import Query, normalize
 from qseg.segmentation import Segmentation
-from qseg.segmenters.base import Errors, words_of_many
+from qseg.segmenters.base import OneByOne
 from qseg.segmenters.decoder import check_k, kbest_gaps
 
 
-class ConstantSegmenter:
+class ConstantSegmenter(OneByOne):
     """A break at every gap (``split=True``) or at none.
 
     As a ranking, a segmentation scores minus the number of gaps where it differs from the
@@ -27,12 +25,6 @@ class ConstantSegmenter:
     def segment(self, query: Query) -> Segmentation:
         words = normalize(query)
         return Segmentation._trusted(words, (int(self.split),) * (len(words) - 1))
-
-    def segment_many(
-        self, queries: Iterable[Query], *, errors: Errors = "raise"
-    ) -> Iterator[Segmentation]:
-        for words in words_of_many(queries, errors):
-            yield self.segment(words)
 
     def rank(self, query: Query, k: int) -> list[tuple[Segmentation, float]]:
         check_k(k)

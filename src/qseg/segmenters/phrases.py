@@ -28,12 +28,11 @@ the gaps closest to the threshold.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
 
 from qseg.query import Query, normalize
 from qseg.resources.counts import NgramCounts
 from qseg.segmentation import Segmentation
-from qseg.segmenters.base import Errors, words_of_many
+from qseg.segmenters.base import OneByOne
 from qseg.segmenters.decoder import check_k, kbest_gaps
 from qseg.segmenters.spec import Param, format_spec
 
@@ -54,7 +53,7 @@ PARAMS = {
 }
 
 
-class PhrasesSegmenter:
+class PhrasesSegmenter(OneByOne):
     """Segments are the phrases gensim's ``Phrases`` forms from the query's words."""
 
     def __init__(
@@ -127,12 +126,6 @@ class PhrasesSegmenter:
     def segment(self, query: Query) -> Segmentation:
         words = normalize(query)
         return Segmentation._trusted(words, self.breaks_of(words))
-
-    def segment_many(
-        self, queries: Iterable[Query], *, errors: Errors = "raise"
-    ) -> Iterator[Segmentation]:
-        for words in words_of_many(queries, errors):
-            yield self.segment(words)
 
     def rank(self, query: Query, k: int) -> list[tuple[Segmentation, float]]:
         check_k(k)

@@ -9,20 +9,20 @@ sources need their own tau (:func:`tune_tau`, ``qseg tune pmi``).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from qseg.errors import QsegError
 from qseg.query import Query, normalize
 from qseg.resources.probabilities import Probabilities
 from qseg.segmentation import Segmentation
-from qseg.segmenters.base import Errors, words_of_many
+from qseg.segmenters.base import OneByOne
 from qseg.segmenters.decoder import check_k, kbest_gaps
 
 PAPER_TAU = 0.894775
 
 
-class PmiSegmenter:
+class PmiSegmenter(OneByOne):
     """Break between two words iff their PMI is below ``tau``.
 
     As a ranking, a segmentation scores minus the sum of ``|PMI - tau|`` over the gaps where it
@@ -48,12 +48,6 @@ class PmiSegmenter:
         tau = self.tau
         breaks = tuple(1 if value < tau else 0 for value in self.gap_pmis(words))
         return Segmentation._trusted(words, breaks)
-
-    def segment_many(
-        self, queries: Iterable[Query], *, errors: Errors = "raise"
-    ) -> Iterator[Segmentation]:
-        for words in words_of_many(queries, errors):
-            yield self.segment(words)
 
     def rank(self, query: Query, k: int) -> list[tuple[Segmentation, float]]:
         check_k(k)

@@ -41,14 +41,14 @@ those (within each level, the adjacent pair with the higher PMI first).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from qseg.errors import InputError
 from qseg.query import Query, normalize
 from qseg.segmentation import NestedSegmentation, Segmentation, break_spans
-from qseg.segmenters.base import Errors, words_of_many
+from qseg.segmenters.base import OneByOne
 from qseg.segmenters.decoder import WeightTable, check_k, kbest_breaks
 from qseg.segmenters.nesting import merge_tree
 from qseg.segmenters.spec import Param, format_spec
@@ -81,7 +81,7 @@ def _table_score(table: WeightTable, breaks: Sequence[int]) -> float | None:
     return total
 
 
-class QueryLogSegmenter:
+class QueryLogSegmenter(OneByOne):
     """Seg-Phase-1 on a query log, then (``wiki=True``) Wiki-Boost and Seg-Phase-2."""
 
     def __init__(
@@ -210,12 +210,6 @@ class QueryLogSegmenter:
     def segment(self, query: Query) -> Segmentation:
         words = normalize(query)
         return Segmentation._trusted(words, self._ranked(words, 1)[0][1])
-
-    def segment_many(
-        self, queries: Iterable[Query], *, errors: Errors = "raise"
-    ) -> Iterator[Segmentation]:
-        for words in words_of_many(queries, errors):
-            yield self.segment(words)
 
     def score(self, segmentation: Segmentation) -> float | None:
         """The score :meth:`rank` gives a segmentation, ``None`` for one it does not list."""
