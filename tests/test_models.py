@@ -421,5 +421,37 @@ def test_a_model_can_carry_its_title_set(tmp_path, monkeypatch):
     # the member is read only where the cache lacks the store its fingerprint names
     monkeypatch.setenv("QSEG_CACHE", str(tmp_path / "cache"))
     assert models.load(other, counts_only).source.titles.store.path == store
-    with pytest.raises(QsegError, match="only a model trained with an exact title set"):
+    with pytest.raises(QsegError, match="trained without titles: it has none to carry"):
         models.save(toy.train(JOINT.replace(")", ", titles=false)")), path, carry_titles=True)
+
+
+def test_a_model_can_carry_a_compact_title_set_packed(tmp_path, monkeypatch):
+    """A compact title set travels packed (titles.npz, Elias-Fano coded) and comes back as the
+    same store: the model segments as it did, on no title resource given."""
+    from qseg.resources.store import build_from_entries
+
+    monkeypatch.setenv("QSEG_CACHE", str(tmp_path / "cache"))
+    compact = build_from_entries(
+        dict.fromkeys(toy.PHRASES, 1), kind="titles", mode="compact", fingerprint_bits=12
+    )
+    resources = replace(toy.resources(), titles=TitleSet(store=compact))
+    model = toy.train(JOINT, resources)
+    path = tmp_path / "packed.qseg"
+    models.save(model, path, carry_titles=True)
+    names = zipfile.ZipFile(path).namelist()
+    assert "titles.npz" in names and "titles.txt" not in names
+    counts_only = replace(toy.resources(), titles=None)
+    loaded = models.load(path, counts_only)
+    assert loaded.source.titles.fingerprint == compact.fingerprint
+    assert [loaded.segment(q) for q in QUERIES] == [model.segment(q) for q in QUERIES]
+    assert len(list((tmp_path / "cache").glob("carried-titles-*.qseg"))) == 1
+    monkeypatch.setenv("QSEG_CACHE", str(tmp_path / "empty-cache"))
+    bad = rewrite(path, tmp_path / "bad.qseg", _member("titles.npz", b"not a zip"))
+    with pytest.raises(ModelError, match=r"\(titles\.npz\): not a packed title store"):
+        models.load(bad, counts_only)
+
+    def form(meta, members):
+        meta["resources"]["titles"]["form"] = ["packed"]
+
+    with pytest.raises(ModelError, match="resource 'titles' needs a fingerprint"):
+        models.load(rewrite(path, tmp_path / "form.qseg", form), counts_only)

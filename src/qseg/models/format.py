@@ -51,8 +51,15 @@ FORMAT_VERSION = 9
 """Version 9: trees as arrays (version 8: grouped parameters, the resources' fingerprints)."""
 
 _DATE = (1980, 1, 1, 0, 0, 0)
-CARRIED = {"titles": "titles.txt"}
-"""Resources a model file may carry itself, and the member that holds each (one key a line)."""
+CARRIED = {"titles": {"list": "titles.txt", "packed": "titles.npz"}}
+"""Resources a model file may carry itself, and the member that holds each in each form (the
+resource entry's ``form``, ``list`` where it has none): an exact title set as one key a line,
+a compact one packed (:mod:`qseg.resources.packed`)."""
+
+
+def carried_member(kind: str, entry: dict[str, Any]) -> str:
+    """The member that holds a carried resource, by its form."""
+    return CARRIED[kind][entry.get("form", "list")]
 
 
 class ModelError(DataError):
@@ -235,7 +242,8 @@ def read_model(path: StrPath) -> ModelFile:
                 f"reads version {FORMAT_VERSION} (retrain with `qseg train`)"
             )
         names = sorted(infos.keys() - {"meta.json"})
-        model = _checked(str(path), meta, frozenset(names) & set(CARRIED.values()))
+        carried = {member for forms in CARRIED.values() for member in forms.values()}
+        model = _checked(str(path), meta, frozenset(names) & carried)
         _check_members(model, set(names))
         members = {n: _read_member(zf, path, infos[n]) for n in names if n not in model.carried}
     return replace(model, members=members)
@@ -326,6 +334,8 @@ def _check_resources(model: ModelFile) -> None:
             or (kind != "encoder" and not isinstance(entry.get("builtin"), bool))
             or not isinstance(entry.get("carried", False), bool)
             or (entry.get("carried") and kind not in CARRIED)
+            or not isinstance(entry.get("form", "list"), str)
+            or (entry.get("carried") and entry.get("form", "list") not in CARRIED[kind])
         ):
             raise model.fail(f"meta.json: resource {kind!r} needs a fingerprint and a source")
 
@@ -340,10 +350,10 @@ def expected_members(model: ModelFile) -> set[str]:
         members.add("probe.npz")
     if inputs.domain:
         members.add("domain.npz")
-    for kind, member in CARRIED.items():
+    for kind in CARRIED:
         entry = model.resources.get(kind)
         if entry is not None and entry.get("carried"):
-            members.add(member)
+            members.add(carried_member(kind, entry))
     if inputs.word_vectors:
         members.add("vectors.npz")
     if model.meta["fitted"]["joint"]:  # not if no training query had 2 to 12 words

@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from qseg.errors import QsegError
 from qseg.fileio import StrPath
-from qseg.models.format import ModelFile, model_json, model_meta, read_model, write_model
+from qseg.models.format import (
+    CARRIED,
+    ModelFile,
+    carried_member,
+    model_json,
+    model_meta,
+    read_model,
+    write_model,
+)
 from qseg.models.provenance import check_encoder, check_integrity, feature_source
 from qseg.resources.bundle import Resources
 from qseg.segmenters.trainable import LINEAR, Inputs, check_settings
@@ -30,8 +38,9 @@ T = TypeVar("T")
 
 def save(model: BreakModel | BreakClassifier, path: StrPath, *, carry_titles: bool = False) -> None:
     """Write a trained model (or a fitted classifier's) to one model file, replaced atomically.
-    ``carry_titles``: the file holds its title set itself (an exact one, as a list), so that
-    it runs without any title resource installed."""
+    ``carry_titles``: the file holds its title set itself (an exact one as a list, a compact
+    one packed: :mod:`qseg.resources.packed`), so that it runs without any title resource
+    installed."""
     if not hasattr(model, "gap_model"):
         if not hasattr(model, "model_"):
             raise QsegError("this segmenter is not trained yet; nothing to save")
@@ -40,10 +49,18 @@ def save(model: BreakModel | BreakClassifier, path: StrPath, *, carry_titles: bo
     resources = model.resources
     if carry_titles:
         titles = model.source.titles if model.source is not None else None
-        if titles is None or titles.info.mode != "exact":
-            raise QsegError("only a model trained with an exact title set can carry it")
-        members["titles.txt"] = "".join(f"{title}\n" for title in sorted(titles)).encode()
-        resources = resources | {"titles": resources["titles"] | {"carried": True}}
+        if titles is None:
+            raise QsegError("the model was trained without titles: it has none to carry")
+        if titles.info.mode == "exact":
+            form = "list"
+            data = "".join(f"{title}\n" for title in sorted(titles)).encode()
+        else:
+            from qseg.resources.packed import pack
+
+            form, data = "packed", pack(titles.store)
+        members[CARRIED["titles"][form]] = data
+        entry = resources["titles"] | {"carried": True, "form": form}
+        resources = resources | {"titles": entry}
     if model.lexicon is not None:
         members["lexicon.json"] = json.dumps(model.lexicon.to_json()).encode()
     if model.probe is not None:
@@ -179,10 +196,11 @@ def _carried(file: ModelFile, kind: str) -> Any:
 
     entry = file.resources[kind]
     assert kind == "titles" and entry is not None
+    member, form = carried_member(kind, entry), entry.get("form", "list")
     try:
-        titles = carried_titles(lambda: file.read_member("titles.txt"), entry["fingerprint"])
+        titles = carried_titles(lambda: file.read_member(member), entry["fingerprint"], form)
     except (ValueError, UnicodeDecodeError) as exc:
-        raise file.fail(str(exc) or type(exc).__name__, "titles.txt") from None
+        raise file.fail(str(exc) or type(exc).__name__, member) from None
     check_integrity(file, kind, titles.fingerprint)
     return titles
 
