@@ -8,6 +8,7 @@ method spec of the registry (``wiki(unseen_titles=true)``), the path of a model 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from qseg.errors import PathError
@@ -18,7 +19,8 @@ from qseg.models.training import estimator
 from qseg.resources.bundle import Resources
 from qseg.segmenters.base import Segmenter
 from qseg.segmenters.registry import METHODS, SpecError, create, default_spec
-from qseg.segmenters.spec import looks_like_spec
+from qseg.segmenters.spec import Method, Param, format_spec, looks_like_spec
+from qseg.segmenters.spec import parse as parse_spec_with
 
 __all__ = [
     "DEFAULT",
@@ -44,6 +46,19 @@ def default_method(resources: Resources | None = None, shipped: Path = SHIPPED) 
     return default_spec(resources or Resources())
 
 
+MODEL_OPTIONS = {
+    "style": Param(
+        str,
+        "auto",
+        "for a model trained on two kinds of query: segment every query by one kind's "
+        "conventions (web, product), or auto: the kind inferred per query",
+    )
+}
+"""How a saved model may be told to segment: ``default(style=web)``, ``m.qseg(style=auto)``."""
+
+_OPTIONS = re.compile(r"(?P<model>.+?)\((?P<options>[^()]*)\)\s*", re.DOTALL)
+
+
 def open_segmenter(
     spec: str | os.PathLike[str],
     resources: Resources | None = None,
@@ -52,9 +67,10 @@ def open_segmenter(
     shipped: Path = SHIPPED,
 ) -> Segmenter:
     """The segmenter ``spec`` names, ready to segment: a method of the registry, a shipped
-    model's name, or a model file's path. A trainable method is refused (train it with
-    ``qseg train``, or take it untrained from :func:`qseg.segmenters.registry.create`). A saved
-    model runs on ``resources`` only if they are what it was trained with, unless
+    model's name, or a model file's path, a model with options (:data:`MODEL_OPTIONS`) after
+    it in parentheses. A trainable method is refused (train it with ``qseg train``, or take it
+    untrained from :func:`qseg.segmenters.registry.create`). A saved model runs on
+    ``resources`` only if they are what it was trained with, unless
     ``allow_other_resources``."""
     text = os.fspath(spec).strip()
     name = text.split("(", 1)[0].strip().lower()
@@ -65,6 +81,39 @@ def open_segmenter(
                 "(in Python: qseg.models.estimator(spec).fit), then give MODEL as the method"
             )
         return create(text, resources)
+    model, options = text, None
+    if (match := _OPTIONS.fullmatch(text)) and _a_model(match["model"].strip(), shipped):
+        model, options = match["model"].strip(), match["options"]
+    segmenter = _open_model(model, resources, allow_other_resources, shipped)
+    if segmenter is None:
+        names = shipped_names(shipped)
+        others = (
+            f"a shipped model ({', '.join(names)}), " if names else ""
+        ) + "a model file's path"
+        if not looks_like_spec(text):
+            raise SpecError(
+                f"malformed method spec {spec!r}; expected NAME or NAME(key=value, ...), or "
+                f"{others}"
+            )
+        raise SpecError(f"unknown method {name!r}; available: {', '.join(METHODS)}; or {others}")
+    if options is None:
+        return segmenter
+    named = Method(model, "options of a saved model", "", lambda: None, MODEL_OPTIONS)
+    _, values = parse_spec_with(f"model({options})", {"model": named})
+    canonical = format_spec(model, MODEL_OPTIONS, values)
+    return segmenter.with_style(values["style"], canonical)  # type: ignore[attr-defined]
+
+
+def _a_model(text: str, shipped: Path) -> bool:
+    """Whether ``text`` names a shipped model or a model file (so ``(...)`` after it holds its
+    options)."""
+    return shipped_model(text, shipped) is not None or text.endswith(MODEL_SUFFIX)
+
+
+def _open_model(
+    text: str, resources: Resources | None, allow_other_resources: bool, shipped: Path
+) -> Segmenter | None:
+    """The saved model ``text`` names (a shipped one, or a file), or ``None`` if it names none."""
     if (path := shipped_model(text, shipped)) is not None:
         try:
             return load(path, resources, allow_other_resources=allow_other_resources, spec=text)
@@ -77,10 +126,4 @@ def open_segmenter(
         if not path.exists():
             raise PathError(text, "no such model file")
         return load(path, resources, allow_other_resources=allow_other_resources)
-    names = shipped_names(shipped)
-    others = (f"a shipped model ({', '.join(names)}), " if names else "") + "a model file's path"
-    if not looks_like_spec(text):
-        raise SpecError(
-            f"malformed method spec {spec!r}; expected NAME or NAME(key=value, ...), or {others}"
-        )
-    raise SpecError(f"unknown method {name!r}; available: {', '.join(METHODS)}; or {others}")
+    return None

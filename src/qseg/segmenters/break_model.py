@@ -10,7 +10,7 @@ arrays (:mod:`.trees`), so a model segments, and loads, without scikit-learn or 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import islice, pairwise
 from typing import Any
@@ -104,6 +104,10 @@ class BreakModel:
     n_features: int
     tagged: bool
     resources: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+    style: str = "auto"
+    """The segmentation style of a model trained on two kinds of query (the domain input):
+    one of the kinds (its conventions for every query), or ``auto``: each query's kind as the
+    domain model infers it, as in training (:meth:`with_style`)."""
 
     @property
     def spec(self) -> str:
@@ -128,6 +132,28 @@ class BreakModel:
         """Whether it was trained with part-of-speech tags (and so takes them)."""
         return self.tagged
 
+    def with_style(self, style: str, spec: str | None = None) -> BreakModel:
+        """This model segmenting in ``style`` (see :attr:`style`), known as ``spec``."""
+        styles = ("auto", *self.domain.labels) if self.domain is not None else ("auto",)
+        if style not in styles:
+            if self.domain is None:
+                raise QsegError(
+                    f"{self.spec_text or 'the model'} has no styles to choose from: it was "
+                    "trained without the query's kind (the domain input)"
+                )
+            raise QsegError(f"style must be one of {', '.join(styles)}, not {style!r}")
+        return replace(self, style=style, spec_text=spec or self.spec_text)
+
+    def _kinds(self, words: Sequence[tuple[str, ...]]) -> np.ndarray | None:
+        """Each query's kind as the domain input takes it: the probability of the second kind,
+        inferred (``auto``) or fixed by the style."""
+        if self.domain is None:
+            return None
+        if self.style == "auto":
+            return self.domain.predict(words)
+        value = 1.0 if self.style == self.domain.labels[1] else 0.0
+        return np.full(len(words), value, dtype=np.float32)
+
     # -- gap probabilities ---------------------------------------------------------------
 
     def break_probabilities(
@@ -151,10 +177,11 @@ class BreakModel:
         query's length and the gap's position would leave what it learnt from."""
         check_tags(words, tags)
         tables = query_tables(words, self.source) if self.source is not None else None
-        kinds = self.domain.predict(words) if self.domain is not None else None
+        kinds = self._kinds(words)
         if all(len(w) <= MAX_JOINT_WORDS for w in words):
             return per_query(self._gap_p(words, tags, tables, kinds), words), tables, kinds
         units: list[tuple[str, ...]] = []
+        parents: list[int] = []  # the query of each unit, whose kind the unit takes
         unit_tags: list[Sequence[str] | None] = []
         index: dict[tuple[int, int], int] = {}
         picks: list[list[tuple[int, int]]] = []
@@ -164,11 +191,12 @@ class BreakModel:
                 if (q, start) not in index:
                     index[q, start] = len(units)
                     units.append(w[start:end])
+                    parents.append(q)
                     known = tags[q] if tags is not None else None
                     unit_tags.append(None if known is None else known[start:end])
                 picks[-1].append((index[q, start], gap))
         unit_tables = query_tables(units, self.source) if self.source is not None else None
-        unit_kinds = self.domain.predict(units) if self.domain is not None else None
+        unit_kinds = kinds[parents] if kinds is not None else None
         p = per_query(self._gap_p(units, unit_tags, unit_tables, unit_kinds), units)
         probabilities = [np.array([p[u][g] for u, g in pick], dtype=p[0].dtype) for pick in picks]
         return probabilities, tables, kinds
