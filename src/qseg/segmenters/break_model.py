@@ -230,6 +230,24 @@ class BreakModel:
             return []
         return [i for i, w in enumerate(words) if len(w) >= 2]
 
+    def _gap_breaks(
+        self, words: Sequence[str], p: np.ndarray, table: QueryTables | None
+    ) -> tuple[int, ...]:
+        """Gap by gap: a break where p > 0.5, and at the likeliest gap of a query that may
+        not be one segment (:meth:`_whole_allowed`) and would be."""
+        bits = (p > 0.5).astype(int)
+        if len(bits) and not bits.any() and not self._whole_allowed(words, table):
+            bits[int(np.argmax(p))] = 1
+        return tuple(bits.tolist())
+
+    def _whole_allowed(self, words: Sequence[str], table: QueryTables | None) -> bool:
+        """Whether the query may be one segment: under ``decoding.one_segment_from`` words, or
+        a known title (as far as the title table reaches)."""
+        limit = self.decoding.one_segment_from
+        if not limit or len(words) < limit:
+            return True
+        return table is not None and bool(table.titles[0, len(words)])
+
     @cached_property
     def _longest_phrase(self) -> int:
         """The most words of a phrase whose rate the model learnt."""
@@ -262,12 +280,17 @@ class BreakModel:
                 [tags[i] for i in part] if tags is not None else None,
             )
             for i, block in zip(part, blocks, strict=True):
-                kept = np.argsort(-block[:, 0], kind="stable")[:window]
+                order = np.argsort(-block[:, 0], kind="stable")
+                if not self._whole_allowed(words[i], tables[i]):  # row 0: no break at all
+                    order = order[order != 0]
+                kept = order[:window]
                 chosen[i] = (candidate_bits(len(words[i]))[kept], block[kept])
         for i, w in enumerate(words):
             if len(w) > MAX_JOINT_WORDS:
                 p = np.clip(probabilities[i].astype(np.float64), 1e-6, 1 - 1e-6)
-                ranked = kbest_gaps(np.log(p).tolist(), np.log1p(-p).tolist(), window)
+                whole = self._whole_allowed(w, tables[i])
+                ranked = kbest_gaps(np.log(p).tolist(), np.log1p(-p).tolist(), window + 1)
+                ranked = [r for r in ranked if whole or any(r[1])][:window]
                 bits = np.array([breaks for _, breaks in ranked], dtype=np.int8)
                 block = chosen_candidate_features(
                     w,
@@ -301,7 +324,10 @@ class BreakModel:
         """The segmentation of each query."""
         words = [normalize(q) for q in queries]
         probabilities, tables, kinds = self._probabilities(words, tags)
-        breaks = [tuple((p > 0.5).astype(int).tolist()) for p in probabilities]
+        breaks = [
+            self._gap_breaks(w, p, tables[i] if tables is not None else None)
+            for i, (w, p) in enumerate(zip(words, probabilities, strict=True))
+        ]
         chosen = self._joint_rows(words)
         if chosen:
             assert tables is not None
@@ -367,7 +393,9 @@ class BreakModel:
                 for j in (first + rest)[:k]
             ]
         p = np.clip(probabilities[0].astype(np.float64), 1e-12, 1 - 1e-12)
-        ranked = kbest_gaps(np.log(p).tolist(), np.log1p(-p).tolist(), k)
+        whole = self._whole_allowed(words, tables[0] if tables is not None else None)
+        ranked = kbest_gaps(np.log(p).tolist(), np.log1p(-p).tolist(), k + 1)
+        ranked = [r for r in ranked if whole or any(r[1]) or not r[1]][:k]
         return [(Segmentation._trusted(words, breaks), score) for score, breaks in ranked]
 
     def __repr__(self) -> str:

@@ -68,6 +68,11 @@ class Decoding:
     """Share of the training target rewarding each gap agreed on (:func:`.joint.joint_target`)."""
     rank_votes: bool = True
     """Add a LambdaMART scorer ranking the candidates by votes (:func:`.joint.vote_grades`)."""
+    one_segment_from: int = 0
+    """A query of this many words or more is one segment only if it is a known title (0: no
+    such rule). One corpus's conventions (QueryNER keeps book and product names whole) would
+    otherwise swallow a long query of another kind whole, and as a quoted phrase an eight-word
+    question retrieves nothing."""
 
 
 def needed_resources(inputs: Inputs, decoding: Decoding) -> set[str]:
@@ -168,6 +173,9 @@ PRESETS: dict[str, Preset] = {
                     bool, True, "add a LambdaMART scorer ranking the candidates by votes"
                 ),
                 "max_candidates": Param(int, 4, "candidates scored when segmenting"),
+                "one_segment_from": Param(
+                    int, 0, "a query of this many words is one segment only if a title (0: off)"
+                ),
                 "inner_folds": Param(int, 5, "folds of the out-of-fold lexicon, probe and scorer"),
                 "domain": Param(
                     bool, False, "the query's kind as a learned input (training on two kinds)"
@@ -184,6 +192,7 @@ PRESETS: dict[str, Preset] = {
                 "agreement_weight": "decoding.agreement_weight",
                 "rank_votes": "decoding.rank_votes",
                 "max_candidates": "decoding.max_candidates",
+                "one_segment_from": "decoding.one_segment_from",
                 "inner_folds": "inner_folds",
                 "domain": "inputs.domain",
                 "pair_counts": "inputs.pair_counts",
@@ -281,6 +290,10 @@ def check_settings(params: Mapping[str, Any]) -> None:
         raise QsegError(f"inner_folds must be at least 2, got {settings['inner_folds']}")
     if decoding.max_candidates < 1:
         raise QsegError(f"max_candidates must be at least 1, got {decoding.max_candidates}")
+    if decoding.one_segment_from < 0 or decoding.one_segment_from == 1:
+        raise QsegError(
+            f"one_segment_from must be 0 (off) or at least 2, got {decoding.one_segment_from}"
+        )
     if not 0 <= decoding.agreement_weight <= 1:
         raise QsegError(f"agreement_weight must be in [0, 1], got {decoding.agreement_weight}")
 
