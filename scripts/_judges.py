@@ -16,9 +16,13 @@ not seen the queries). The judges:
   ``qseg ir-eval`` and its embedded engine;
 - :func:`long_queries`: how many queries of five or more words come back as one segment;
 - :func:`function_word_gaps`: break accuracy at gaps next to a function word against gaps
-  between two content words.
+  between two content words;
+- :func:`styles`: a model of two kinds of query in each style (``auto``, ``web``,
+  ``product``): each cross-validation fold's model once, styled each way;
+  :func:`style_examples` picks queries whose styles differ.
 
-The counting functions (:func:`count_long`, :func:`count_gaps`) take plain segmentations.
+The counting functions (:func:`count_long`, :func:`count_gaps`, :func:`differing`,
+:func:`verdict`) take plain segmentations or figures.
 """
 
 from __future__ import annotations
@@ -276,7 +280,8 @@ WITHOUT = "trained without the corpus"
 class Judges:
     """Trains each candidate as the judges need, once per process, and keeps its outputs.
 
-    ``corpora`` are cut to ``scale`` here; ``log`` gets one line per model trained."""
+    ``corpora`` are cut to ``scale`` here; ``log`` gets one line per model trained; the fold
+    models of the recipes of ``keep_folds`` are kept (:meth:`fold_models`)."""
 
     def __init__(
         self,
@@ -285,6 +290,7 @@ class Judges:
         scale: Scale = Scale(),
         seed: int = 0,
         log: Callable[[str], None] = print,
+        keep_folds: Sequence[Recipe] = (),
     ) -> None:
         self.corpora = scale.corpora(corpora)
         self.shared = shared
@@ -295,6 +301,8 @@ class Judges:
             k: choose_reference("majority", v) for k, v in self.corpora.webis_votes.items()
         }
         self._cv: dict[tuple[Any, ...], tuple[Outputs, Outputs, Any]] = {}
+        self._keep = {recipe_key(r) for r in keep_folds}
+        self._folds: dict[tuple[Any, ...], list[tuple[list[str], Any]]] = {}
         self._out: dict[tuple[str, tuple[Any, ...]], tuple[Outputs | None, list[str]]] = {}
         self._plain: dict[str, Run] = {}
         self._segmenters: dict[str, Segmenter] = {}
@@ -325,15 +333,31 @@ class Judges:
         if key not in self._cv:
             votes = self.corpora.webis_votes
             webis: Outputs = {}
+            folds: list[tuple[list[str], Any]] = []
             for fold, (train, test) in enumerate(query_folds(list(votes), 5, self.seed), 1):
                 model = self._fit(recipe, {i: votes[i] for i in train}, f"fold {fold} of 5")
                 predicted = model.predict([_words(votes[i]) for i in test])
                 webis.update(zip(test, predicted, strict=True))
+                if key in self._keep:
+                    folds.append((list(test), model))
+            if key in self._keep:
+                self._folds[key] = folds
             model = self._fit(recipe, votes, "all its queries")
             dev = self.corpora.queryner_dev
             queryner = dict(zip(dev, model.predict([s.words for s in dev.values()]), strict=True))
             self._cv[key] = (webis, queryner, model)
         return self._cv[key]
+
+    def fold_models(self, recipe: Recipe) -> tuple[list[tuple[list[str], Any]], Any]:
+        """The models of :meth:`cross_validated`: each fold's test query ids and model, and
+        the model trained on all the recipe's queries (trained again if its folds were not
+        kept: give the recipe in ``keep_folds`` to train it once)."""
+        key = recipe_key(recipe)
+        if key not in self._folds:
+            self._keep.add(key)
+            self._cv.pop(key, None)
+            self.cross_validated(recipe)
+        return self._folds[key], self._cv[key][2]
 
     @property
     def dev_gold(self) -> dict[str, list[Reference]]:
@@ -582,6 +606,122 @@ def function_word_gaps(judges: Judges, candidates: Sequence[Candidate]) -> dict[
         "gold": gold_counts,
         "rows": rows,
     }
+
+
+STYLES = ("auto", "web", "product")
+"""The styles of a model of two kinds of query: each query's kind inferred, or one kind's
+conventions for every query."""
+
+RIGHT_STYLE = {"webis": "web", "queryner": "product"}
+"""The fixed style whose conventions each labelled corpus follows."""
+
+
+def styles(judges: Judges, recipe: Recipe, chosen: Sequence[str] = STYLES) -> list[dict[str, Any]]:
+    """Per style, ``recipe``'s Webis cross-validation and QueryNER dev break / query accuracy
+    (:meth:`Judges.recipe_scores`' folds and models, each styled with
+    ``BreakModel.with_style``; ``auto`` is the recipe's own figures)."""
+    folds, full = judges.fold_models(recipe)
+    votes, dev = judges.corpora.webis_votes, judges.corpora.queryner_dev
+    rows = []
+    for style in chosen:
+        webis: Outputs = {}
+        for test, model in folds:
+            styled = model.model_.with_style(style)
+            webis.update(zip(test, styled.predict([_words(votes[i]) for i in test]), strict=True))
+        words = [s.words for s in dev.values()]
+        queryner = dict(zip(dev, full.model_.with_style(style).predict(words), strict=True))
+        figures = scores(webis, votes) + scores(queryner, judges.dev_gold)
+        rows.append({"style": style, "figures": figures})
+        judges.log(f"styles: {rows[-1]}")
+    return rows
+
+
+def style_cost(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[float]]:
+    """Per labelled corpus, what ``auto`` costs against the corpus's own fixed style
+    (:data:`RIGHT_STYLE`): ``[break, query]`` accuracy of that style minus auto's (negative:
+    auto is better)."""
+    by_style = {row["style"]: row["figures"] for row in rows}
+    auto = by_style["auto"]
+    cost = {}
+    for offset, corpus in ((0, "webis"), (2, "queryner")):
+        right = by_style[RIGHT_STYLE[corpus]]
+        cost[corpus] = [right[offset + i] - auto[offset + i] for i in (0, 1)]
+    return cost
+
+
+def differing(
+    answers: Mapping[str, Sequence[Segmentation]],
+    first: str = "web",
+    second: str = "product",
+    per_kind: int = 2,
+    function_words: frozenset[str] = FUNCTION_WORDS,
+) -> list[int]:
+    """Indices of example queries: the first ``per_kind`` whose ``first`` and ``second``
+    answers differ at a gap next to a function word, then the first ``per_kind`` that differ
+    only between content words (an entity span kept or split)."""
+    near: list[int] = []
+    apart: list[int] = []
+    pairs = zip(answers[first], answers[second], strict=True)
+    for index, (a, b) in enumerate(pairs):
+        gaps = [g for g, (x, y) in enumerate(zip(a.breaks, b.breaks, strict=True)) if x != y]
+        if not gaps:
+            continue
+        function = any(is_function_gap(a.words, g) for g in gaps)
+        chosen = near if function else apart
+        if len(chosen) < per_kind:
+            chosen.append(index)
+        if len(near) == len(apart) == per_kind:
+            break
+    return near + apart
+
+
+def style_examples(
+    judges: Judges, spec: str, per_kind: int = 2, chosen: Sequence[str] = STYLES
+) -> list[dict[str, Any]]:
+    """Webis and QueryNER dev queries whose ``spec(style=web)`` and ``spec(style=product)``
+    answers differ (:func:`differing`, in corpus order), each with its gold and its answer
+    in every style (``qseg.segmenter(f"{spec}(style=...)")``)."""
+    gold = {
+        "Webis-QSeC-10 (majority)": list(judges.references.values()),
+        "QueryNER dev": list(judges.corpora.queryner_dev.values()),
+    }
+    found = []
+    for corpus, segs in gold.items():
+        texts = [s.query for s in segs]
+        answers = {
+            style: list(judges.segmenter(f"{spec}(style={style})").segment_many(texts))
+            for style in chosen
+        }
+        for index in differing(answers, per_kind=per_kind):
+            found.append(
+                {
+                    "corpus": corpus,
+                    "gold": segs[index].to_quoted(),
+                    "styles": {style: answers[style][index].to_quoted() for style in chosen},
+                }
+            )
+    return found
+
+
+NOISE = 0.01
+"""A difference in query accuracy within which two recipes are not told apart."""
+
+
+def verdict(web: float, product: float, noise: float = NOISE) -> str:
+    """What an idea does, from its differences in query accuracy on web and product queries
+    to its base: "helps both", "helps web, hurts product", "within noise" ..."""
+
+    def word(delta: float) -> str:
+        return "helps" if delta > noise else "hurts" if delta < -noise else "same"
+
+    w, p = word(web), word(product)
+    if w == p:
+        return {"helps": "helps both", "hurts": "hurts both", "same": "within noise"}[w]
+    if w == "same":
+        return f"{p} product, within noise on web"
+    if p == "same":
+        return f"{w} web, within noise on product"
+    return f"{w} web, {p} product"
 
 
 # -- QVRS through qseg ir-eval ----------------------------------------------------------------

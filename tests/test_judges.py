@@ -133,3 +133,34 @@ def test_recipes_with_the_same_training_share_a_key():
     assert _judges.recipe_key(same) == _judges.recipe_key(DEFAULT)
     other = Recipe("default", DEFAULT.spec, resources=DEFAULT.resources, weights=(2.0, 1.0))
     assert _judges.recipe_key(other) != _judges.recipe_key(DEFAULT)
+
+
+def test_differing_picks_function_word_differences_then_content_ones():
+    web = [pipe("a|b"), pipe("toys|for|kids"), pipe("new york|times"), pipe("red|car")]
+    product = [pipe("a|b"), pipe("toys|for kids"), pipe("new york times"), pipe("red car")]
+    answers = {"web": web, "product": product}
+    # 0: the same; 1: differs at for|kids (a function word); 2, 3: between content words
+    assert _judges.differing(answers, per_kind=1) == [1, 2]
+    assert _judges.differing(answers, per_kind=2) == [1, 2, 3]
+    assert _judges.differing({"web": web[:1], "product": product[:1]}) == []
+
+
+def test_style_cost_is_the_right_fixed_style_minus_auto():
+    rows = [
+        {"style": "auto", "figures": [0.70, 0.50, 0.80, 0.60]},
+        {"style": "web", "figures": [0.72, 0.53, 0.75, 0.55]},
+        {"style": "product", "figures": [0.65, 0.45, 0.79, 0.62]},
+    ]
+    cost = _judges.style_cost(rows)
+    assert cost["webis"] == pytest.approx([0.02, 0.03])
+    assert cost["queryner"] == pytest.approx([-0.01, 0.02])
+
+
+def test_verdict_of_two_query_accuracy_differences():
+    verdict = _judges.verdict
+    assert verdict(0.02, 0.03) == "helps both"
+    assert verdict(-0.02, -0.03) == "hurts both"
+    assert verdict(0.005, -0.005) == "within noise"
+    assert verdict(0.02, -0.02) == "helps web, hurts product"
+    assert verdict(0.02, 0.0) == "helps web, within noise on product"
+    assert verdict(0.0, -0.02) == "hurts product, within noise on web"
