@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import SHARED, webis_file
-from helpers import WORDS, assert_one_line_error, out, qseg, small, toy_source, words_of
+from helpers import PHRASES, WORDS, assert_one_line_error, out, qseg, small, toy_source, words_of
 
 from qseg import models
 from qseg.corpora.queryner import read_queryner, spans_of
@@ -102,6 +102,33 @@ def test_span_tables_equal_one_lookup_per_span():
     assert rows.shape == (3 + 0 + 1 + len(long) - 1, len(FEATURE_NAMES))
     assert feature(rows[4 + 2], "title_across") == 3  # yankees | tickets in the long query
     assert feature(rows[4 + 3], "title_across") == 2  # tickets | new
+
+
+def test_a_title_counts_only_where_its_prefix_is_found():
+    """Every stored title brings its prefixes; a key found without its prefix one word shorter
+    (as a compact store's false positive would be) is no title in the span tables."""
+    from qseg.resources._store import hash_keys
+
+    from qseg.resources.store import StoreWriter
+    from qseg.resources.titles import TitleSet
+
+    def titles_of(keys: list[str]) -> TitleSet:
+        hashes = hash_keys(keys, 0)
+        order = np.argsort(hashes)
+        writer = StoreWriter(None, kind="titles", mode="exact", n_keys=len(keys))
+        writer.header["max_words"] = 4
+        writer.add(hashes[order], np.ones(len(keys)), np.zeros(len(keys)), [keys[i] for i in order])
+        return TitleSet(store=writer.finish())
+
+    words = ("x", "y", "z", "w")
+    alone = FeatureSource(NgramCounts(PHRASES), NgramCounts(WORDS), titles_of(["x y z w"]))
+    (table,) = query_tables([words], alone)
+    assert not table.titles.any()  # "x y z" is not there, so neither is "x y z w"
+    chained = FeatureSource(
+        NgramCounts(PHRASES), NgramCounts(WORDS), titles_of(["x y", "x y z", "x y z w"])
+    )
+    (table,) = query_tables([words], chained)
+    assert [tuple(cell) for cell in np.argwhere(table.titles)] == [(0, 2), (0, 3), (0, 4)]
 
 
 def test_candidates_cover_every_segmentation():
