@@ -6,6 +6,9 @@ importable from ``qseg``."""
 from __future__ import annotations
 
 import inspect
+import os
+import subprocess
+import sys
 
 import pytest
 import toy
@@ -186,3 +189,27 @@ def test_errors_raised_to_python_name_python_arguments(tmp_path):
     with pytest.raises(qseg.QsegError, match="`min_count` must be at least 1, got 0") as bad:
         build_ngrams([tmp_path / "none.txt"], tmp_path / "x.qseg", min_count=0)
     assert for_command_line(str(bad.value)) == "--min-count must be at least 1, got 0"
+
+
+def test_a_missing_extra_is_the_one_line_error_the_command_line_prints(tmp_path):
+    """Without duckdb, the built-in title store cannot be built: the library raises the
+    QsegError naming the extra, not a bare ModuleNotFoundError."""
+    code = (
+        "import sys; sys.modules['duckdb'] = None\n"
+        "import qseg\n"
+        "try:\n"
+        "    qseg.segmenter('wiki')\n"
+        "except qseg.QsegError as exc:\n"
+        "    print(type(exc).__name__, exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "QSEG_CACHE": str(tmp_path)},
+        timeout=120,
+    )
+    assert done.stdout == (
+        "QsegError this needs the Python package 'duckdb', which is not installed: "
+        "pip install 'qseg[build]' (or 'qseg[all]' for everything)\n"
+    ), done.stderr

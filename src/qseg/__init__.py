@@ -21,6 +21,7 @@ from qseg.errors import (
     PathError,
     QsegError,
     RandomModelError,
+    extras_named,
 )
 from qseg.fileio import StrPath
 from qseg.models import default_method, open_segmenter
@@ -87,7 +88,8 @@ def segmenter(
             "Resources.load(...) reads files into a Resources"
         )
     if resources is None:
-        resources = Resources.load(**files)
+        with extras_named():
+            resources = Resources.load(**files)
     return open_segmenter(
         method or default_method(resources),
         resources,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from os import PathLike
 
 
@@ -65,6 +67,14 @@ EXTRAS = {
     "jnius_config": "lucene",
     "torch": "contextual",
     "transformers": "contextual",
+    "fastapi": "serve",
+    "starlette": "serve",
+    "pydantic": "serve",
+    "uvicorn": "serve",
+    "uvicorn_worker": "serve",
+    "gunicorn": "serve",
+    "prometheus_client": "serve",
+    "httpx": "serve",
 }
 """The extra of ``pip install 'qseg[EXTRA]'`` that brings each optional top-level module."""
 
@@ -80,3 +90,16 @@ def missing_extra(exc: ImportError) -> QsegError | None:
         f"this needs the Python package {name!r}, which is not installed: "
         f"pip install 'qseg[{extra}]' (or 'qseg[all]' for everything)"
     )
+
+
+@contextmanager
+def extras_named() -> Iterator[None]:
+    """Inside it, an optional module that is not installed raises the one-line error of
+    :func:`missing_extra` (what the command line prints), not a bare ``ImportError``."""
+    try:
+        yield
+    except ImportError as exc:
+        missing = missing_extra(exc)
+        if missing is None:
+            raise
+        raise missing from None

@@ -11,7 +11,7 @@ import os
 import re
 from pathlib import Path
 
-from qseg.errors import PathError
+from qseg.errors import PathError, extras_named
 from qseg.models.catalog import REBUILD, SHIPPED, shipped_model, shipped_names
 from qseg.models.format import ModelError
 from qseg.models.loading import load, save
@@ -71,8 +71,14 @@ def open_segmenter(
     it in parentheses. A trainable method is refused (train it with ``qseg train``, or take it
     untrained from :func:`qseg.segmenters.registry.create`). A saved model runs on
     ``resources`` only if they are what it was trained with, unless
-    ``allow_other_resources``."""
-    text = os.fspath(spec).strip()
+    ``allow_other_resources``. A missing optional package is the error naming its extra."""
+    with extras_named():
+        return _open(os.fspath(spec).strip(), resources, allow_other_resources, shipped)
+
+
+def _open(
+    text: str, resources: Resources | None, allow_other_resources: bool, shipped: Path
+) -> Segmenter:
     name = text.split("(", 1)[0].strip().lower()
     if looks_like_spec(text) and name in METHODS:
         if METHODS[name].trains:
@@ -92,7 +98,7 @@ def open_segmenter(
         ) + "a model file's path"
         if not looks_like_spec(text):
             raise SpecError(
-                f"malformed method spec {spec!r}; expected NAME or NAME(key=value, ...), or "
+                f"malformed method spec {text!r}; expected NAME or NAME(key=value, ...), or "
                 f"{others}"
             )
         raise SpecError(f"unknown method {name!r}; available: {', '.join(METHODS)}; or {others}")

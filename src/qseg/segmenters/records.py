@@ -144,18 +144,24 @@ def describe(seg: Segmentation) -> dict[str, Any]:
     }
 
 
+def result_record(result: Result) -> dict[str, Any]:
+    """One result as the JSON record of ``--format json`` (and of the HTTP service): its id,
+    query, best segmentation, its score where asked, and the ranking where there are several."""
+    best, score = result.ranking[0]
+    record = {"id": result.ident, "query": best.query} | describe(best)
+    if score is not None:
+        record["score"] = _finite(score)
+    if len(result.ranking) > 1:
+        record["ranking"] = [describe(s) | {"score": _finite(v)} for s, v in result.ranking]
+    return record
+
+
 def format_result(result: Result, fmt: str) -> str:
     """Output lines for one result (with a final newline): ``[id<TAB>]segmentation``, with
     several segmentations ``[id<TAB>]rank<TAB>segmentation<TAB>score`` lines, or one JSON
     record (``--format json``)."""
     if fmt == "json":
-        best, score = result.ranking[0]
-        record = {"id": result.ident, "query": best.query} | describe(best)
-        if score is not None:
-            record["score"] = _finite(score)
-        if len(result.ranking) > 1:
-            record["ranking"] = [describe(s) | {"score": _finite(v)} for s, v in result.ranking]
-        return json.dumps(record, allow_nan=False) + "\n"
+        return json.dumps(result_record(result), allow_nan=False) + "\n"
     prefix = "" if result.ident is None else f"{result.ident}\t"
     render = Segmentation.to_quoted if fmt == "quoted" else Segmentation.to_pipe
     if len(result.ranking) == 1 and result.ranking[0][1] is None:
@@ -210,10 +216,15 @@ def _unnested(ident: str | None, exc: QueryError) -> QueryError:
     return QueryError(f"query {ident}: {exc}" if ident is not None else str(exc))
 
 
+def nested_record(ident: str | None, tree: NestedSegmentation) -> dict[str, Any]:
+    """One tree as the JSON record of ``--nested --format json``: id, query, brackets, heights."""
+    record = {"id": ident, "query": " ".join(tree.words), "nested": tree.to_brackets()}
+    return record | {"heights": list(tree.heights)}
+
+
 def format_nested(ident: str | None, tree: NestedSegmentation, fmt: str) -> str:
     """``[id<TAB>]((bracket) text)``, or one JSON record with the tree and its heights."""
     if fmt == "json":
-        record = {"id": ident, "query": " ".join(tree.words), "nested": tree.to_brackets()}
-        return json.dumps(record | {"heights": list(tree.heights)}) + "\n"
+        return json.dumps(nested_record(ident, tree)) + "\n"
     prefix = "" if ident is None else f"{ident}\t"
     return f"{prefix}{tree.to_brackets()}\n"

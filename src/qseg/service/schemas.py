@@ -1,0 +1,159 @@
+"""The service's request and response bodies as pydantic models: the OpenAPI schema says what
+a request may hold (the limits included) and validation answers anything else with a 4xx.
+
+The request model is made per service (:func:`request_model`), since its limits and the names
+it may ask for are the service's options.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, create_model
+from pydantic_core import PydanticCustomError
+
+from qseg.query import QueryError, normalize
+from qseg.segmenters.records import FORMATS
+
+_SPACE = r" \t|\"()\u00a0\u2000-\u200a\u202f\u205f\u3000"
+"""What separates words and is allowed in a query (no control characters)."""
+_WORD = r"[^\s|\"()\x00-\x1f\x7f-\x9f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]"
+"""A character of a word: no separator, control or invisible format character."""
+
+
+def query_pattern(words: int) -> str:
+    """A regular expression of a query of 1 to ``words`` words, for the OpenAPI schema."""
+    space = f"[{_SPACE}]"
+    return f"^{space}*{_WORD}+(?:{space}+{_WORD}+){{0,{words - 1}}}{space}*$"
+
+
+def check_query(text: str, words: int) -> str:
+    """A query the service takes: no control character, 1 to ``words`` words when
+    normalized."""
+    for char in text:
+        if unicodedata.category(char) == "Cc" and char != "\t":
+            raise PydanticCustomError(
+                "query_control_character",
+                "holds the control character {character}; a query is one line of text",
+                {"character": f"U+{ord(char):04X}"},
+            )
+    try:
+        found = len(normalize(text))
+    except QueryError as exc:
+        raise PydanticCustomError("query_words", str(exc)) from None
+    if found > words:
+        raise PydanticCustomError(
+            "query_words",
+            "has {found} words; the limit is {limit} (--max-words)",
+            {"found": found, "limit": words},
+        )
+    return text
+
+
+def _a_number(value: object) -> object:
+    """JSON Schema's integer: a number without a fraction (12.0 is one), never a string."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise PydanticCustomError("int_type", "Input should be a valid integer")
+    return value
+
+
+def request_model(names: list[str], batch: int, words: int, chars: int, k: int) -> type[BaseModel]:
+    """``POST /segment``'s body for a service serving ``names`` within these limits."""
+    query = Annotated[
+        str,
+        Field(min_length=1, max_length=chars, json_schema_extra={"pattern": query_pattern(words)}),
+        AfterValidator(lambda text: check_query(text, words)),
+    ]
+    method_help = "a served name (GET /methods); default: the first one"
+    return create_model(
+        "SegmentRequest",
+        __config__=ConfigDict(extra="forbid", strict=True),
+        __doc__="Queries to segment, and how.",
+        queries=(
+            list[query],
+            Field(
+                min_length=1,
+                max_length=batch,
+                description=f"1 to {batch} queries (--max-batch), each of 1 to {words} words "
+                f"(--max-words) and at most {chars} characters (--max-chars)",
+            ),
+        ),
+        method=(
+            str | None,
+            Field(None, description=method_help, json_schema_extra={"enum": [*names, None]}),
+        ),
+        k=(
+            Annotated[int, BeforeValidator(_a_number)],
+            Field(1, ge=1, le=k, strict=False, description=f"the k best (at most {k})"),
+        ),
+        nested=(bool, Field(False, description="a binary tree per query (k must be 1)")),
+        format=(
+            Literal[FORMATS],  # type: ignore[valid-type]
+            Field("pipe", description="the form of `text`: what `qseg segment --format` prints"),
+        ),
+    )
+
+
+class Ranked(BaseModel):
+    """One of the k best segmentations of a query."""
+
+    segmentation: str = Field(description="pipe text: new york|yankees")
+    quoted: str = Field(description='quoted text: "new york" yankees')
+    segments: list[str]
+    score: float | None = Field(description="the method's own score (null: minus infinity)")
+
+
+class Answer(BaseModel):
+    """One query's answer: the JSON record `qseg segment --format json` prints for it."""
+
+    query: str = Field(description="the query's normalized words")
+    segmentation: str | None = None
+    quoted: str | None = None
+    segments: list[str] | None = None
+    score: float | None = None
+    ranking: list[Ranked] | None = None
+    nested: str | None = Field(None, description="with nested: ((new york) yankees)")
+    heights: list[int] | None = None
+
+
+class SegmentResponse(BaseModel):
+    """The answers, in the order of the queries, and what produced them."""
+
+    method: str = Field(description="the served name that segmented")
+    spec: str
+    fingerprint: str = Field(description="of the model file, or of a method's spec and release")
+    results: list[Answer]
+    text: str = Field(description="what `qseg segment` prints for these queries in `format`")
+
+
+class Method(BaseModel):
+    name: str
+    spec: str
+    fingerprint: str
+    metadata: dict[str, Any]
+
+
+class Methods(BaseModel):
+    methods: list[Method] = Field(description="the served methods; the first is the default")
+    limits: dict[str, int]
+
+
+class Status(BaseModel):
+    status: Literal["ok", "ready"]
+
+
+class FieldError(BaseModel):
+    field: str
+    message: str
+
+
+class ErrorBody(BaseModel):
+    """Every 4xx and 503: one line saying what is wrong, and where it applies the field and
+    limit concerned, the served names, or each invalid field."""
+
+    error: str
+    field: str | None = None
+    limit: int | None = None
+    served: list[str] | None = None
+    errors: list[FieldError] | None = None

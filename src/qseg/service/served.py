@@ -1,0 +1,89 @@
+"""The segmenters a service serves: opened once at start-up by :func:`open_segmenter`, each
+under the name it was given, with what identifies it (a fingerprint) and its metadata.
+
+A request chooses among these names only: nothing a request carries opens a file, builds a
+resource or names a path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from qseg._version import VERSION
+from qseg.errors import QsegError
+from qseg.evaluation.provenance import file_fingerprint
+from qseg.models import DEFAULT, open_segmenter
+from qseg.models.catalog import shipped_model
+from qseg.models.format import read_model
+from qseg.resources.default import build_tag
+from qseg.segmenters.base import Segmenter
+
+WARM_UP = "new york yankees tickets"
+"""Segmented by every served segmenter before the service is ready: whatever a segmenter
+builds or maps on first use is in place before the first request."""
+
+
+@dataclass(frozen=True)
+class Served:
+    """One served segmenter under the name it is requested by."""
+
+    name: str
+    segmenter: Segmenter
+    fingerprint: str
+    """The first 16 hex digits of the SHA-256 of the model file, or for a rule-based method of
+    its spec, the qseg release and the built-in resources' build tag."""
+    metadata: dict[str, Any]
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "spec": self.segmenter.spec,
+            "fingerprint": self.fingerprint,
+            "metadata": self.metadata,
+        }
+
+
+def open_served(specs: Iterable[str]) -> dict[str, Served]:
+    """The segmenters ``specs`` name (none: the shipped default model), by name, each opened,
+    built where needed (behind the cache's lock, progress on stderr) and warmed up."""
+    served: dict[str, Served] = {}
+    for spec in list(specs) or [DEFAULT]:
+        name = spec.strip()
+        if name in served:
+            raise QsegError(f"--method {name!r} is given twice")
+        segmenter = open_segmenter(name)
+        segmenter.segment(WARM_UP)
+        fingerprint, metadata = _identity(name, segmenter)
+        served[name] = Served(name, segmenter, fingerprint, metadata)
+    return served
+
+
+def _identity(name: str, segmenter: Segmenter) -> tuple[str, dict[str, Any]]:
+    """The fingerprint and metadata of a served segmenter: a saved model's file and record
+    (a shipped one's card too), or a rule-based method's spec."""
+    base = name.split("(", 1)[0].strip()
+    path = shipped_model(base)
+    card: dict[str, Any] = {}
+    if path is not None:
+        card = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+    elif base.endswith(".qseg") or Path(base).is_file():
+        path = Path(base)
+    if path is None:
+        digest = hashlib.sha256(f"{segmenter.spec}\0{VERSION}\0{build_tag()}".encode())
+        return digest.hexdigest()[:16], {"kind": "method", "qseg": VERSION}
+    meta = read_model(path).meta
+    metadata = {
+        "kind": "model",
+        "method": meta["method"],
+        "qseg": meta["qseg"],
+        "format_version": meta["version"],
+        "resources": meta["resources"],
+    }
+    if card:
+        metadata |= {"shipped": card["name"], "card": card}
+    return file_fingerprint(path), metadata

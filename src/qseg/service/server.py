@@ -1,0 +1,127 @@
+"""Running the service: gunicorn's arbiter with uvicorn workers, the application made once in
+the arbiter before the workers are forked.
+
+Why this launcher: the segmenters are opened (stores built where needed, models decoded and
+warmed up) once, before any worker exists, and every worker is a fork of that process, so the
+model arrays and imported libraries are shared pages in all of them, not a copy per worker
+(uvicorn's own ``--workers`` spawns fresh interpreters that each load everything:
+``benchmarks/service.py --memory`` measures both). The port is bound only once everything is
+loaded, so nothing answers before the service can segment.
+
+On SIGTERM each worker drains: for ``drain`` seconds it answers new requests with 503
+(``/readyz`` too, so a load balancer takes it out) while requests in flight finish; then it
+stops.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+from types import FrameType
+from typing import Any
+
+from gunicorn.app.base import BaseApplication
+from gunicorn.arbiter import Arbiter
+from uvicorn import Server
+from uvicorn_worker import UvicornWorker
+
+from qseg.service.config import MULTIPROCESS_VARIABLE, ServiceConfig, check_binding
+
+
+class DrainingServer(Server):
+    """uvicorn's server, answering 503 for ``drain`` seconds after SIGTERM before it stops."""
+
+    def __init__(self, config: Any, state: Any, drain: float) -> None:
+        super().__init__(config)
+        self.state = state
+        self.drain = drain
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if sig == signal.SIGTERM and self.drain > 0 and not self.state.draining:
+            self.state.draining = True
+            threading.Timer(self.drain, Server.handle_exit, (self, sig, frame)).start()
+            return
+        super().handle_exit(sig, frame)
+
+
+class DrainingWorker(UvicornWorker):
+    """A gunicorn worker running :class:`DrainingServer` on the application it was forked
+    with."""
+
+    drain: float = 2.0
+    """Set by :func:`serve` before the workers are forked."""
+
+    async def _serve(self) -> None:
+        self.config.app = self.wsgi
+        server = DrainingServer(self.config, self.wsgi.state.service, self.drain)
+        self._install_sigquit_handler()
+        await server.serve(sockets=self.sockets)
+        if not server.started:
+            sys.exit(Arbiter.WORKER_BOOT_ERROR)
+
+
+class _Launcher(BaseApplication):  # type: ignore[misc]
+    """gunicorn run from Python on an application already made."""
+
+    def __init__(self, application: Any, options: dict[str, Any]) -> None:
+        self.application = application
+        self.options = options
+        super().__init__()
+
+    def load_config(self) -> None:
+        for key, value in self.options.items():
+            self.cfg.set(key, value)
+
+    def load(self) -> Any:
+        return self.application
+
+
+def serve(
+    config: ServiceConfig,
+    *,
+    host: str,
+    port: int,
+    workers: int = 1,
+    drain: float = 2.0,
+    timeout: int = 60,
+) -> None:
+    """Open the served segmenters, then answer on ``host:port`` with ``workers`` processes
+    until SIGTERM or SIGINT."""
+    check_binding(host, config.token)
+    own = MULTIPROCESS_VARIABLE not in os.environ
+    if own:  # before prometheus_client is imported: the workers' metrics are summed
+        os.environ[MULTIPROCESS_VARIABLE] = tempfile.mkdtemp(prefix="qseg-metrics-")
+    try:
+        from qseg.service.app import create_app
+        from qseg.service.metrics import worker_exited
+        from qseg.service.served import open_served
+
+        served = open_served(config.methods)
+        app = create_app(config, served)
+        DrainingWorker.drain = drain
+        where = f"[{host}]" if ":" in host else host
+        print(
+            f"qseg: serving {', '.join(served)} on http://{where}:{port} with {workers} "
+            f"worker{'s' if workers > 1 else ''}",
+            file=sys.stderr,
+        )
+        options = {
+            "bind": f"{where}:{port}",
+            "workers": workers,
+            "worker_class": f"{__name__}.DrainingWorker",
+            "graceful_timeout": math.ceil(drain) + timeout,
+            "timeout": timeout,
+            "keepalive": 5,
+            "loglevel": "warning",
+            "accesslog": None,
+            "child_exit": lambda arbiter, worker: worker_exited(worker.pid),
+        }
+        _Launcher(app, options).run()
+    finally:
+        if own:
+            shutil.rmtree(os.environ.pop(MULTIPROCESS_VARIABLE), ignore_errors=True)

@@ -1,0 +1,434 @@
+"""``qseg serve`` tested as users run it: a real server (gunicorn with two uvicorn workers) on
+127.0.0.1 and a free port, called over HTTP with httpx."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import webis_file
+from helpers import assert_one_line_error, out, qseg
+
+httpx = pytest.importorskip("httpx", reason="the service needs the serve extra")
+pytest.importorskip("fastapi", reason="the service needs the serve extra")
+
+from qseg.service import Client, ServiceError  # noqa: E402
+
+WIKI = "wiki(unseen_titles=true)"
+SERVED = ["default", WIKI, "naive"]
+LIMITS = {"batch": 100, "words": 30, "chars": 300, "body": 64_000, "k": 20}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Server:
+    """``qseg serve ARGS`` started on a free port, ready when ``/readyz`` says so."""
+
+    def __init__(self, *args: str, token: str | None = None, env: dict[str, str] | None = None):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.token = token
+        command = [sys.executable, "-m", "qseg", "serve", "--port", str(self.port), *args]
+        self.process = subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=os.environ | (env or {}),
+            start_new_session=True,
+        )
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self.http = httpx.Client(base_url=self.url, headers=headers, timeout=60)
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"qseg serve exited: {self.process.stderr.read().decode()}")
+            try:
+                if self.http.get("/readyz").status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise AssertionError("qseg serve was not ready within 180 s")
+
+    def stop(self) -> str:
+        """SIGTERM, then the server's stderr once it has exited."""
+        self.http.close()
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(60)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+        return self.process.stderr.read().decode()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    limits = [f"--max-{name}={value}" for name, value in LIMITS.items()]
+    methods = [f"--method={spec}" for spec in SERVED]
+    running = Server("--workers", "2", *methods, *limits)
+    yield running
+    err = running.stop()
+    assert "Traceback" not in err, err
+
+
+def post(server: Server, body: object) -> httpx.Response:
+    return server.http.post("/segment", json=body)
+
+
+def webis_queries(count: int) -> list[str]:
+    path = webis_file("webis-qsec-10-training-set-queries.txt")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [line.split("\t", 1)[1] for line in lines[:count]]
+
+
+# -- what is answered -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", SERVED)
+def test_a_batch_is_answered_as_qseg_segment_answers_it(server, method):
+    queries = webis_queries(LIMITS["batch"])
+    for fmt in ("pipe", "quoted", "json"):
+        answer = post(server, {"queries": queries, "method": method, "format": fmt})
+        assert answer.status_code == 200, answer.text
+        printed = out(qseg("segment", "--method", method, "--format", fmt, *queries))
+        body = answer.json()
+        assert body["text"] == printed
+        assert body["method"] == method
+        if fmt == "json":
+            records = [json.loads(line) for line in printed.splitlines()]
+            assert body["results"] == [{k: v for k, v in r.items() if k != "id"} for r in records]
+
+
+def test_the_default_is_the_first_served_with_its_fingerprint(server):
+    from qseg.evaluation.provenance import file_fingerprint
+    from qseg.models.catalog import shipped_model
+
+    body = post(server, {"queries": ["new york yankees tickets"]}).json()
+    assert body["method"] == "default"
+    assert body["fingerprint"] == file_fingerprint(shipped_model("default"))
+    assert body["results"][0]["segments"] == list(
+        Client(server.url).segment("new york yankees tickets").segment_texts
+    )
+    listed = server.http.get("/methods").json()
+    assert [m["name"] for m in listed["methods"]] == SERVED
+    assert listed["methods"][0]["metadata"]["shipped"].startswith("qseg-default-v")
+    assert listed["methods"][1]["metadata"]["kind"] == "method"
+    assert listed["limits"] == LIMITS
+
+
+def test_k_best_and_nested_are_the_command_lines(server):
+    query = "new york yankees tickets"
+    body = post(server, {"queries": [query], "method": WIKI, "k": 3, "format": "json"}).json()
+    printed = json.loads(
+        out(qseg("segment", "--method", WIKI, "--k", "3", "--format", "json", query))
+    )
+    assert body["results"][0]["ranking"] == printed["ranking"]
+    assert len(printed["ranking"]) == 3
+    body = post(server, {"queries": [query, "the lord of the rings"], "nested": True}).json()
+    printed = out(qseg("segment", "--nested", query, "the lord of the rings"))
+    assert body["text"] == printed
+    assert body["results"][0]["nested"] == printed.splitlines()[0]
+
+
+def test_health_readiness_and_metrics_summed_over_the_workers(server):
+    assert server.http.get("/healthz").json() == {"status": "ok"}
+    assert server.http.get("/readyz").json() == {"status": "ready"}
+
+    def segmented() -> float:
+        text = server.http.get("/metrics").text
+        line = next(
+            x for x in text.splitlines() if x.startswith('qseg_queries_total{method="naive"}')
+        )
+        return float(line.split()[-1])
+
+    before = segmented()
+    for _ in range(30):  # a new connection each: both workers take some
+        with httpx.Client(base_url=server.url) as one:
+            assert one.post(
+                "/segment", json={"queries": ["a b", "c"], "method": "naive"}
+            ).is_success
+    assert segmented() == before + 60
+    assert post(server, {"queries": []}).status_code == 422
+    text = server.http.get("/metrics").text
+    assert 'qseg_request_seconds_bucket{le="+Inf",route="/segment"}' in text
+    assert 'qseg_errors_total{route="/segment",status="422"}' in text
+
+
+def test_the_schema_declares_every_error_status(server):
+    schema = server.http.get("/openapi.json").json()
+    responses = schema["paths"]["/segment"]["post"]["responses"]
+    assert set(responses) == {"200", "400", "404", "405", "413", "422", "503"}
+    assert all(
+        responses[s]["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorBody")
+        for s in responses
+        if s != "200"
+    )
+    request = schema["components"]["schemas"]["SegmentRequest"]["properties"]
+    assert request["queries"]["maxItems"] == LIMITS["batch"]
+    assert request["k"]["maximum"] == LIMITS["k"]
+
+
+# -- limits and bad input ---------------------------------------------------------------------
+
+
+def good_request_still_works(server: Server) -> None:
+    answer = post(server, {"queries": ["new york yankees tickets"], "method": "naive"})
+    assert answer.json()["text"] == "new york|yankees|tickets\n"
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "field", "limit"),
+    [
+        ({"queries": ["a"] * 101}, 422, "queries", 100),
+        ({"queries": ["a"] * 10_000}, 422, "queries", 100),
+        ({"queries": ["ok", " ".join(["w"] * 31)]}, 422, "queries.1", 30),
+        ({"queries": [" ".join(["w"] * 5000)]}, 422, "queries.0", 300),
+        ({"queries": [" ".join(["word"] * 5000)] * 5}, 413, "body", 64_000),
+        ({"queries": ["x" * 301]}, 422, "queries.0", 300),
+        ({"queries": ["a b"], "k": 0}, 422, "k", None),
+        ({"queries": ["a b"], "k": -1}, 422, "k", None),
+        ({"queries": ["a b"], "k": 10**9}, 422, "k", 20),
+        ({"queries": ["a b"], "k": "3"}, 422, "k", None),
+        ({"queries": [" ".join(["w"] * 30)] * 3, "nested": False, "k": 2}, 200, None, None),
+        ({"queries": ["a b"], "nested": True, "k": 2}, 422, None, None),
+        ({"queries": []}, 422, "queries", None),
+        ({"queries": [""]}, 422, "queries.0", None),
+        ({"queries": ["  | ( ) "]}, 422, "queries.0", None),
+        ({"queries": ["\u200b"]}, 422, "queries.0", None),
+        ({"queries": ["new\x00york"]}, 422, "queries.0", None),
+        ({"queries": ["new\nyork"]}, 422, "queries.0", None),
+        ({"queries": [3]}, 422, "queries.0", None),
+        ({"queries": "new york"}, 422, "queries", None),
+        ({"query": "new york"}, 422, "queries", None),
+        ({"queries": ["a"], "extra": 1}, 422, "extra", None),
+        ({"queries": ["a"], "method": "../../etc/passwd"}, 404, "method", None),
+        ({"queries": ["a"], "method": "/tmp/x.qseg"}, 404, "method", None),
+        ({"queries": ["a"], "method": "pmi(tau=0.9)"}, 404, "method", None),
+        ({"queries": ["a"], "format": "xml"}, 422, "format", None),
+        (["new york"], 422, "body", None),
+    ],
+)
+def test_bad_requests_are_refused_by_name_and_the_server_keeps_serving(
+    server, body, status, field, limit
+):
+    answer = post(server, body)
+    assert answer.status_code == status, answer.text
+    refusal = answer.json()
+    if status != 200:
+        assert "Traceback" not in answer.text
+        assert refusal["error"] and "\n" not in refusal["error"]
+        assert refusal.get("field") == field
+        assert refusal.get("limit") == limit
+    if status == 404:
+        assert refusal["served"] == SERVED
+    good_request_still_works(server)
+
+
+@pytest.mark.parametrize(
+    ("content", "headers", "status"),
+    [
+        (b'{"queries": ["new york"', {}, 400),
+        (b'{"queries": ["new \xff york"]}', {}, 400),
+        (b"\xff\xfe\x00\x00", {}, 400),
+        (b"", {}, 422),
+        (b"x" * 10_000_000, {}, 413),
+        (b'{"queries": ["new york"]}', {"content-type": "text/plain"}, 200),
+        (b'{"queries": ["new york"]}', {"content-type": "application/x-www-form-urlencoded"}, 200),
+    ],
+)
+def test_bodies_that_are_not_json_objects(server, content, headers, status):
+    answer = server.http.post("/segment", content=content, headers=headers)
+    assert answer.status_code == status, answer.text
+    if status >= 400:
+        assert "\n" not in answer.json()["error"]
+    good_request_still_works(server)
+
+
+def test_a_chunked_body_over_the_limit_is_refused_as_it_comes(server):
+    def chunks() -> Iterator[bytes]:
+        yield b'{"queries": ["'
+        for _ in range(100):
+            yield b"x" * 1000
+
+    answer = server.http.post("/segment", content=chunks())
+    assert answer.status_code == 413
+    assert answer.json()["limit"] == LIMITS["body"]
+    good_request_still_works(server)
+
+
+def test_wrong_verbs_and_unknown_routes(server):
+    answer = server.http.get("/segment")
+    assert answer.status_code == 405 and answer.headers["allow"] == "POST"
+    assert "allowed: POST" in answer.json()["error"]
+    answer = server.http.delete("/methods")
+    assert answer.status_code == 405 and "GET" in answer.headers["allow"]
+    answer = server.http.get("/segment/../../etc/passwd")
+    assert answer.status_code == 404 and "routes: /segment" in answer.json()["error"]
+    good_request_still_works(server)
+
+
+def test_schemathesis_finds_nothing(server, tmp_path):
+    runner = shutil.which("schemathesis") or str(Path(sys.executable).with_name("schemathesis"))
+    done = subprocess.run(
+        [
+            runner,
+            "run",
+            "--checks",
+            "all",
+            "--max-examples",
+            "20",
+            "--seed",
+            "1",
+            "--generation-database",
+            "none",
+            f"{server.url}/openapi.json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,  # its reports folder
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    good_request_still_works(server)
+
+
+# -- the client -------------------------------------------------------------------------------
+
+
+def test_the_client_is_a_segmenter_like_the_library(server):
+    import qseg as library
+
+    queries = webis_queries(250)
+    for method in SERVED:
+        local = library.segmenter(method)
+        with Client(server.url, method=method) as remote:
+            assert list(remote.segment_many(queries)) == list(local.segment_many(queries))
+            assert remote.segment(queries[0]) == local.segment(queries[0])
+        assert library.segmenter(method).segment(["New", "York"]) == Client(
+            server.url, method=method
+        ).segment(["New", "York"])
+    remote = Client(server.url, method=WIKI)
+    ranked = remote.rank("new york yankees tickets", 4)
+    assert ranked == library.segmenter(WIKI).rank("new york yankees tickets", 4)
+    printed = out(qseg("segment", "--method", WIKI, "--nested", "new york yankees tickets"))
+    assert remote.nest("new york yankees tickets") == library.NestedSegmentation.from_brackets(
+        printed.strip()
+    )
+    with pytest.raises(library.QueryError, match="query 1"):
+        list(remote.segment_many(["a", "  "]))
+    assert list(remote.segment_many(["a", "  ", "b"], errors="skip")) == [
+        library.Segmentation(["a"], []),
+        library.Segmentation(["b"], []),
+    ]
+    with pytest.raises(ServiceError, match="404: method 'nope' is not served") as caught:
+        Client(server.url, method="nope").segment("a")
+    assert caught.value.status == 404
+    with pytest.raises(ServiceError, match=r"127\.0\.0\.1:1/"):
+        Client("http://127.0.0.1:1").segment("a")
+
+
+# -- start-up, token, shutdown ----------------------------------------------------------------
+
+
+def test_binding_another_address_needs_a_token():
+    result = qseg("serve", "--host", "0.0.0.0", "--method", "naive")
+    assert_one_line_error(result, "give a token", "QSEG_TOKEN")
+
+
+def test_the_token_guards_every_route_but_healthz():
+    running = Server(
+        "--method",
+        "naive",
+        "--workers",
+        "1",
+        token="s3cret-token",
+        env={"QSEG_TOKEN": "s3cret-token"},
+    )
+    try:
+        bare = httpx.Client(base_url=running.url)
+        assert bare.get("/healthz").status_code == 200
+        for verb, route in [
+            ("POST", "/segment"),
+            ("GET", "/methods"),
+            ("GET", "/readyz"),
+            ("GET", "/metrics"),
+            ("GET", "/openapi.json"),
+            ("GET", "/nope"),
+        ]:
+            answer = bare.request(verb, route, json={"queries": ["a"]})
+            assert answer.status_code == 401, route
+            assert answer.headers["www-authenticate"] == "Bearer"
+            wrong = bare.request(
+                verb, route, json={"queries": ["a"]}, headers={"Authorization": "Bearer s3cret"}
+            )
+            assert wrong.status_code == 401, route
+        assert running.http.post("/segment", json={"queries": ["a b"]}).status_code == 200
+        client = Client(running.url, token="s3cret-token")
+        assert client.segment("new york").query == "new york"
+        with pytest.raises(ServiceError, match="401"):
+            Client(running.url).segment("new york")
+        schema = running.http.get("/openapi.json").json()
+        assert "401" in schema["paths"]["/segment"]["post"]["responses"]
+    finally:
+        running.stop()
+
+
+def test_sigterm_lets_requests_in_flight_finish_and_refuses_new_ones():
+    running = Server("--workers", "2", "--drain-seconds", "3")
+    long_queries = [" ".join(f"word{i} new york" for i in range(20))] * 1000
+    finished: list[httpx.Response] = []
+
+    def slow() -> None:
+        with httpx.Client(base_url=running.url, timeout=60) as one:
+            finished.append(one.post("/segment", json={"queries": long_queries}))
+
+    thread = threading.Thread(target=slow)
+    thread.start()
+    time.sleep(0.5)  # the batch is being segmented
+    running.process.send_signal(signal.SIGTERM)
+    time.sleep(0.5)
+    refused = httpx.post(f"{running.url}/segment", json={"queries": ["a"]}, timeout=10)
+    assert refused.status_code == 503 and "shutting down" in refused.json()["error"]
+    assert httpx.get(f"{running.url}/readyz").status_code == 503
+    thread.join(60)
+    assert finished and finished[0].status_code == 200
+    assert len(finished[0].json()["results"]) == 1000
+    running.process.wait(60)
+    assert running.process.returncode == 0
+    assert "Traceback" not in running.stop()
+
+
+def test_prepare_builds_into_an_empty_cache_and_exits(tmp_path):
+    cache = tmp_path / "cache"
+    result = qseg("serve", "--method", "naive", "--prepare", env={"QSEG_CACHE": str(cache)})
+    assert out(result) == "ready to serve: naive\n"
+    assert "building the built-in Web1T counts" in result.stderr.decode()
+    assert any(cache.glob("default-counts-*.qseg"))
+    again = qseg("serve", "--method", "naive", "--prepare", env={"QSEG_CACHE": str(cache)})
+    assert out(again) == "ready to serve: naive\n" and again.stderr == b""
+
+
+def test_a_method_that_cannot_be_served_stops_the_start_with_one_line():
+    result = qseg("serve", "--method", "nope(x=1)", "--prepare")
+    assert_one_line_error(result, "unknown method 'nope'")
+    result = qseg("serve", "--method", "naive", "--method", "naive", "--prepare")
+    assert_one_line_error(result, "given twice")
+    result = qseg("serve", "--max-batch", "0", "--prepare")
+    assert_one_line_error(result, "batch", ">= 1")
