@@ -1,4 +1,5 @@
-"""The Dockerfile, without a container engine (this machine has none): hadolint lints it, and
+"""The Dockerfile, without a container engine (this machine has none, so `docker build` and
+`docker run` are not run): hadolint lints it, and
 its commands run here as the image would run them, with its absolute paths moved under a
 temporary folder. What is not run: the base images, ``apt-get`` (the compiler is installed
 here) and creating the non-root user."""

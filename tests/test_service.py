@@ -1,5 +1,7 @@
 """``qseg serve`` tested as users run it: a real server (gunicorn with two uvicorn workers) on
-127.0.0.1 and a free port, called over HTTP with httpx."""
+127.0.0.1 and a free port, called over HTTP with httpx (and the docs' curl command). The
+install line of the docs, ``pip install '.[serve]'``, is run by tests/test_dockerfile.py in
+a fresh virtual environment."""
 
 from __future__ import annotations
 
@@ -114,6 +116,21 @@ def test_a_batch_is_answered_as_qseg_segment_answers_it(server, method):
         if fmt == "json":
             records = [json.loads(line) for line in printed.splitlines()]
             assert body["results"] == [{k: v for k, v in r.items() if k != "id"} for r in records]
+
+
+def test_the_curl_command_of_the_docs(server):
+    curl = shutil.which("curl")
+    if curl is None:
+        pytest.skip("curl is not installed")
+    body = '{"queries": ["new york yankees tickets"]}'
+    done = subprocess.run(
+        [curl, "-s", "-X", "POST", f"{server.url}/segment", "-d", body],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    answer = json.loads(done.stdout)
+    assert answer["text"] == out(qseg("segment", "new york yankees tickets"))
 
 
 def test_the_default_is_the_first_served_with_its_fingerprint(server):
@@ -432,3 +449,49 @@ def test_a_method_that_cannot_be_served_stops_the_start_with_one_line():
     assert_one_line_error(result, "given twice")
     result = qseg("serve", "--max-batch", "0", "--prepare")
     assert_one_line_error(result, "batch", ">= 1")
+
+
+@pytest.mark.parametrize("launcher", ["gunicorn", "uvicorn"])
+def test_the_documented_launchers_without_qseg_serve(tmp_path, launcher):
+    """docs/service.md's gunicorn and uvicorn command lines, with a free port."""
+    port = str(free_port())
+    folder = tmp_path / "metrics"
+    folder.mkdir()
+    binary = str(Path(sys.executable).with_name(launcher))
+    if launcher == "gunicorn":
+        command = [
+            binary,
+            "qseg.service.app:create_app()",
+            "--preload",
+            "--workers",
+            "2",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--worker-class",
+            "qseg.service.server.DrainingWorker",
+        ]
+    else:
+        command = [
+            binary,
+            "--factory",
+            "qseg.service.app:create_app",
+            "--workers",
+            "2",
+            "--port",
+            port,
+        ]
+    env = {"QSEG_SERVE_METHODS": f"naive;{WIKI}", "PROMETHEUS_MULTIPROC_DIR": str(folder)}
+    process = subprocess.Popen(
+        command, env=os.environ | env, stderr=subprocess.PIPE, start_new_session=True
+    )
+    try:
+        client = Client(f"http://127.0.0.1:{port}", method=WIKI)
+        client.wait_ready(120)
+        assert [m["name"] for m in client.methods()["methods"]] == ["naive", WIKI]
+        assert str(client.segment("new york yankees tickets")) == "new york yankees|tickets"
+        metrics = httpx.get(f"http://127.0.0.1:{port}/metrics").text
+        assert 'qseg_queries_total{method="wiki(unseen_titles=true)"} 1.0' in metrics
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(60)
+        assert "Traceback" not in process.stderr.read().decode()

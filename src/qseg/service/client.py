@@ -8,6 +8,7 @@ moving between in-process and remote segmentation is one line::
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -72,6 +73,22 @@ class Client:
         """The query's binary tree, as ``qseg segment --nested`` gives it."""
         record = self._post({"queries": [_text(query)], "nested": True})["results"][0]
         return NestedSegmentation(record["query"].split(), record["heights"])
+
+    def wait_ready(self, timeout: float = 60) -> None:
+        """Return once ``GET /readyz`` answers 200 (a server just started opens its
+        segmenters first); :class:`ServiceError` after ``timeout`` seconds."""
+        import httpx
+
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                if self._http.get("/readyz").status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise ServiceError(f"{self.url}: not ready after {timeout:g} s")
+            time.sleep(0.1)
 
     def methods(self) -> dict[str, Any]:
         """``GET /methods``: what is served, with each model's metadata, and the limits."""
