@@ -106,7 +106,7 @@ def webis_queries(count: int) -> list[str]:
 @pytest.mark.parametrize("method", SERVED)
 def test_a_batch_is_answered_as_qseg_segment_answers_it(server, method):
     queries = webis_queries(LIMITS["batch"])
-    for fmt in ("pipe", "quoted", "json"):
+    for fmt in ("pipe", "quoted", "json", "lucene", "es-dsl", "terrier"):
         answer = post(server, {"queries": queries, "method": method, "format": fmt})
         assert answer.status_code == 200, answer.text
         printed = out(qseg("segment", "--method", method, "--format", fmt, *queries))
@@ -162,6 +162,45 @@ def test_k_best_and_nested_are_the_command_lines(server):
     printed = out(qseg("segment", "--nested", query, "the lord of the rings"))
     assert body["text"] == printed
     assert body["results"][0]["nested"] == printed.splitlines()[0]
+
+
+def test_engine_syntax_options_are_the_command_lines(server):
+    query = "new york yankees tickets"
+    body = {
+        "queries": [query],
+        "format": "es-dsl",
+        "field": "body",
+        "occur": "should",
+        "slop": 1,
+        "boost": 2,
+        "quote": [0],
+        "k": 2,
+    }
+    flags = [
+        "--format",
+        "es-dsl",
+        "--field",
+        "body",
+        "--occur",
+        "should",
+        "--slop",
+        "1",
+        "--boost",
+        "2",
+        "--quote",
+        "0",
+        "--k",
+        "2",
+    ]
+    assert post(server, body).json()["text"] == out(qseg("segment", *flags, query))
+    # an option the format does not take is left aside, as the schema cannot tie them
+    assert post(server, {"queries": [query], "slop": 1}).json()["text"] == out(
+        qseg("segment", query)
+    )
+    refused = post(server, {"queries": [query], "format": "lucene", "field": "a b"})
+    assert refused.status_code == 422 and refused.json()["field"] == "field"
+    refused = post(server, {"queries": ["+++"], "format": "terrier"})
+    assert refused.status_code == 422 and "no letter or digit" in refused.json()["error"]
 
 
 def test_health_readiness_and_metrics_summed_over_the_workers(server):

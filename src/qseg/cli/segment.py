@@ -10,6 +10,7 @@ from typing import IO
 
 from qseg.cli.common import add_model_flags, add_resource_flags, at_least_one, note
 from qseg.errors import InputError, QsegError
+from qseg.integrations.syntax import SYNTAXES, Syntax, renderer
 from qseg.models import default_method, open_segmenter
 from qseg.models.format import ResourceMismatch
 from qseg.query import QueryError
@@ -55,7 +56,29 @@ def configure(seg: argparse.ArgumentParser) -> None:
         "--pos", metavar="FILE", help="part-of-speech tags by query id, as in Webis (for models)"
     )
     seg.add_argument("--k", type=int, default=1, help="list the K best segmentations with scores")
-    seg.add_argument("--format", choices=FORMATS, default="pipe")
+    seg.add_argument(
+        "--format",
+        choices=[*FORMATS, *SYNTAXES],
+        default="pipe",
+        help="pipe text, quoted text, a JSON record, or an engine's query syntax: lucene (a "
+        "Lucene/Elasticsearch/OpenSearch/Solr query string), es-dsl (an Elasticsearch/"
+        "OpenSearch search body as JSON), terrier (#1(...) phrases)",
+    )
+    engine = seg.add_argument_group("engine syntax (with --format lucene, es-dsl or terrier)")
+    engine.add_argument("--field", help="the field searched (es-dsl default: text)")
+    engine.add_argument(
+        "--occur",
+        choices=("must", "should"),
+        help="es-dsl: the clauses' occurrence (default: must)",
+    )
+    engine.add_argument("--slop", type=int, help="es-dsl: the phrases' slop (default: 0)")
+    engine.add_argument("--boost", type=float, help="es-dsl: the phrases' boost")
+    engine.add_argument(
+        "--quote",
+        metavar="I,J,...|none",
+        help="quote only these segments (numbered from 0; one-word ones never are), or none "
+        "(the unsegmented query); default: every multiword segment",
+    )
     seg.add_argument(
         "--nested",
         action="store_true",
@@ -107,6 +130,38 @@ def _check_marker(args: argparse.Namespace) -> None:
         )
 
 
+ENGINE_FLAGS = ("field", "occur", "slop", "boost", "quote")
+
+
+def engine_syntax(args: argparse.Namespace) -> Syntax | None:
+    """The engine syntax the flags ask for (``None`` for pipe, quoted and json)."""
+    given = [f"--{flag}" for flag in ENGINE_FLAGS if getattr(args, flag) is not None]
+    if args.format not in SYNTAXES:
+        if given:
+            raise QsegError(f"{', '.join(given)}: only with --format lucene, es-dsl or terrier")
+        return None
+    if args.nested:
+        raise QsegError("--nested prints trees: drop --format " + args.format)
+    quote = None
+    if args.quote is not None:
+        quote = frozenset() if args.quote.strip() == "none" else _indices(args.quote)
+    return Syntax(
+        args.format,
+        field=args.field,
+        occur=args.occur or "must",
+        slop=args.slop or 0,
+        boost=args.boost,
+        quote=quote,
+    )
+
+
+def _indices(text: str) -> frozenset[int]:
+    try:
+        return frozenset(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise QsegError(f"--quote {text!r}: segment numbers separated by commas, or none") from None
+
+
 def run(args: argparse.Namespace, out: IO[str]) -> None:
     from qseg.cli.common import resources
     from qseg.corpora.query_lines import QueryLines, query_arguments
@@ -115,6 +170,7 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
 
     at_least_one(args.k, "--k")
     _check_marker(args)
+    syntax = engine_syntax(args)
     at_least_one(args.cache, "--cache")
     if args.method and args.model:
         raise QsegError("--model is another name for --method: give one of them")
@@ -164,7 +220,7 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
     else:
         lines = QueryLines(sys.stdin.buffer, STDIN, skip_bad=args.skip_bad_lines, on_wait=out.flush)
         records, ready = lines, lines.ready
-    for text in _answers(args, segmenter, records, tags, ready):
+    for text in _answers(args, segmenter, records, tags, ready, syntax):
         out.write(text)
         if args.line_buffered:
             out.flush()
@@ -181,6 +237,7 @@ def _answers(
     records: Iterable[Record | Skipped],
     tags: TagLookup | None,
     ready: Callable[[], bool] | None,
+    syntax: Syntax | None,
 ) -> Iterator[str]:
     """The output lines, query by query (a skipped query: its marker, reported on stderr)."""
     if args.nested:
@@ -200,6 +257,7 @@ def _answers(
             batch=1 if args.line_buffered else BATCH,
             ready=ready,
         )
+    render = None if args.format == "json" else renderer(args.format, syntax)
     for result in results:
         if isinstance(result, Skipped):
             print(f"qseg: skipped {result.error}", file=sys.stderr)
@@ -207,7 +265,7 @@ def _answers(
         elif isinstance(result, tuple):
             yield format_nested(*result, args.format)
         else:
-            yield format_result(result, args.format)
+            yield format_result(result, args.format, render)
 
 
 def _refused_line(line: int, exc: QueryError) -> QsegError:

@@ -156,14 +156,18 @@ def result_record(result: Result) -> dict[str, Any]:
     return record
 
 
-def format_result(result: Result, fmt: str) -> str:
+def format_result(
+    result: Result, fmt: str, render: Callable[[Segmentation], str] | None = None
+) -> str:
     """Output lines for one result (with a final newline): ``[id<TAB>]segmentation``, with
     several segmentations ``[id<TAB>]rank<TAB>segmentation<TAB>score`` lines, or one JSON
-    record (``--format json``)."""
+    record (``--format json``). ``render`` writes a segmentation as one line (default: pipe
+    text, or quoted text for ``quoted``; an engine's syntax: :mod:`qseg.integrations.syntax`)."""
     if fmt == "json":
         return json.dumps(result_record(result), allow_nan=False) + "\n"
     prefix = "" if result.ident is None else f"{result.ident}\t"
-    render = Segmentation.to_quoted if fmt == "quoted" else Segmentation.to_pipe
+    if render is None:
+        render = Segmentation.to_quoted if fmt == "quoted" else Segmentation.to_pipe
     if len(result.ranking) == 1 and result.ranking[0][1] is None:
         return f"{prefix}{render(result.segmentation)}\n"
     return "".join(

@@ -26,6 +26,7 @@ from starlette.exceptions import HTTPException
 
 from qseg._version import VERSION
 from qseg.errors import QsegError
+from qseg.integrations.syntax import SYNTAXES, Syntax
 from qseg.service import metrics
 from qseg.service.config import ServiceConfig
 from qseg.service.schemas import ErrorBody, Methods, SegmentResponse, Status, request_model
@@ -112,12 +113,18 @@ def create_app(
     def segment(request: Annotated[segment_request, Body()]) -> Response:  # type: ignore[valid-type]
         body: Any = request
         target = _pick(served, body.method)
-        if body.nested and (body.k > 1 or body.format == "quoted"):
-            raise Refusal(422, "nested gives one tree per query: k must be 1, format not quoted")
+        if body.nested and (body.k > 1 or body.format not in ("pipe", "json")):
+            raise Refusal(422, "nested gives one tree per query: k must be 1, format pipe or json")
+        syntax = _syntax(body)
         start = time.perf_counter()
         try:
             results, text = answer(
-                target.segmenter, body.queries, k=body.k, nested=body.nested, fmt=body.format
+                target.segmenter,
+                body.queries,
+                k=body.k,
+                nested=body.nested,
+                fmt=body.format,
+                syntax=syntax,
             )
         except TooLongToNest as exc:
             field = f"queries.{exc.index}"
@@ -166,6 +173,22 @@ def create_app(
     app.add_exception_handler(QsegError, _qseg_error)
     app.add_exception_handler(Exception, _unexpected)
     return app
+
+
+def _syntax(body: Any) -> Syntax | None:
+    """The engine syntax a request asks for; an option the format does not take is left
+    aside (the schema cannot tie options to formats, so none is refused for it)."""
+    if body.format not in SYNTAXES:
+        return None
+    dsl = body.format == "es-dsl"
+    return Syntax(
+        body.format,
+        field=body.field if body.format != "terrier" else None,
+        occur=body.occur if dsl and body.occur else "must",
+        slop=body.slop if dsl and body.slop else 0,
+        boost=body.boost if dsl else None,
+        quote=None if body.quote is None else frozenset(body.quote),
+    )
 
 
 def _pick(served: dict[str, Served], name: str | None) -> Served:

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, create_model
 from pydantic_core import PydanticCustomError
 
+from qseg.integrations.syntax import FIELD_PATTERN, SYNTAXES
 from qseg.query import QueryError, normalize
 from qseg.segmenters.records import FORMATS
 
@@ -52,9 +53,9 @@ def check_query(text: str, words: int) -> str:
 
 
 def _a_number(value: object) -> object:
-    """JSON Schema's integer: a number without a fraction (12.0 is one), never a string."""
+    """A JSON number (for an integer, 12.0 is one), never a string or a boolean."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise PydanticCustomError("int_type", "Input should be a valid integer")
+        raise PydanticCustomError("number_type", "Input should be a number")
     return value
 
 
@@ -89,8 +90,29 @@ def request_model(names: list[str], batch: int, words: int, chars: int, k: int) 
         ),
         nested=(bool, Field(False, description="a binary tree per query (k must be 1)")),
         format=(
-            Literal[FORMATS],  # type: ignore[valid-type]
-            Field("pipe", description="the form of `text`: what `qseg segment --format` prints"),
+            Literal[(*FORMATS, *SYNTAXES)],  # type: ignore[valid-type]
+            Field(
+                "pipe",
+                description="the form of `text`: what `qseg segment --format` prints (an "
+                "engine's query syntax: lucene, es-dsl, terrier)",
+            ),
+        ),
+        field=(
+            str | None,
+            Field(None, pattern=FIELD_PATTERN, description="lucene, es-dsl: the field searched"),
+        ),
+        occur=(Literal["must", "should"] | None, Field(None, description="es-dsl: clauses")),
+        slop=(
+            Annotated[int, Field(ge=0, strict=False), BeforeValidator(_a_number)] | None,
+            Field(None, description="es-dsl: phrase slop"),
+        ),
+        boost=(
+            Annotated[float, Field(gt=0, strict=False), BeforeValidator(_a_number)] | None,
+            Field(None, description="es-dsl: phrase boost"),
+        ),
+        quote=(
+            list[Annotated[int, Field(ge=0)]] | None,
+            Field(None, description="engine syntax: quote only these segments (from 0)"),
         ),
     )
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from qseg.errors import QsegError
+from qseg.integrations.syntax import Syntax, renderer
 from qseg.query import QueryError
 from qseg.segmenters.base import Segmenter
 from qseg.segmenters.nesting import MAX_NESTED_WORDS
@@ -31,10 +32,17 @@ class TooLongToNest(QsegError):
 
 
 def answer(
-    segmenter: Segmenter, queries: list[str], *, k: int, nested: bool, fmt: str
+    segmenter: Segmenter,
+    queries: list[str],
+    *,
+    k: int,
+    nested: bool,
+    fmt: str,
+    syntax: Syntax | None = None,
 ) -> tuple[list[dict[str, Any]], str]:
     """Each query's record (``qseg segment --format json``'s, without the id) and the text
-    ``qseg segment --format fmt`` prints for the queries."""
+    ``qseg segment --format fmt`` prints for the queries (``syntax``: the options of an
+    engine's query syntax)."""
     records = [(None, query) for query in queries]
     if nested:
         trees = nest_records(segmenter, records, refused=_refused)
@@ -44,7 +52,8 @@ def answer(
     results: list[Result] = list(
         segment_records(segmenter, records, k=k, scores=fmt == "json", batch=BATCH)  # type: ignore[arg-type]
     )
-    text = "".join(format_result(result, fmt) for result in results)
+    render = None if fmt == "json" else renderer(fmt, syntax)
+    text = "".join(format_result(result, fmt, render) for result in results)
     return [_without_id(result_record(result)) for result in results], text
 
 

@@ -1,0 +1,1 @@
+"""qseg inside the tools search engineers run: engine query syntax (:mod:`.syntax`)."""

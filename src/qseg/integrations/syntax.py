@@ -1,0 +1,154 @@
+"""A segmentation in a search engine's query syntax: the one renderer behind ``qseg segment
+--format``, the service's ``format`` and the Python API.
+
+- ``lucene``: a Lucene / Elasticsearch / OpenSearch / Solr query string, multiword segments
+  as quoted phrases, every reserved character of a bare word escaped (``c\\+\\+``);
+- ``es-dsl``: an Elasticsearch / OpenSearch search body, ``{"query": {"bool": ...}}`` with a
+  ``match_phrase`` clause per quoted segment and a ``match`` clause per other word, all
+  ``must`` or all ``should``, with an optional phrase ``slop`` and ``boost``;
+- ``terrier``: Terrier's (and Indri's) ``#1(new york yankees) tickets``, words cut to their
+  letter and digit runs as Terrier's tokenizer cuts them.
+
+Which multiword segments are quoted is the quoted version of paper 000: all of them (the
+default), or those whose indices ``quote`` names (a one-word segment is never quoted).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from qseg.errors import QsegError
+from qseg.segmentation import Segmentation
+
+SYNTAXES = ("lucene", "es-dsl", "terrier")
+TEXT_FORMS = ("pipe", "quoted")
+Occur = Literal["must", "should"]
+
+_LUCENE_RESERVED = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
+FIELD_PATTERN = r"^[A-Za-z_@][A-Za-z0-9_.@-]*$"
+_FIELD = re.compile(FIELD_PATTERN)
+_TERRIER_WORD = re.compile(r"[^\W_]+")
+
+
+@dataclass(frozen=True)
+class Syntax:
+    """How to render: the syntax, the field searched (``None``: the engine's default field;
+    ``es-dsl`` needs one), the occurrence of the clauses, a phrase slop and boost, and the
+    segments to quote by index from 0 (``None``: every multiword segment)."""
+
+    name: str = "lucene"
+    field: str | None = None
+    occur: Occur = "must"
+    slop: int = 0
+    boost: float | None = None
+    quote: frozenset[int] | None = None
+
+    def __post_init__(self) -> None:
+        if self.name not in SYNTAXES:
+            raise QsegError(f"unknown query syntax {self.name!r}; one of {', '.join(SYNTAXES)}")
+        if self.field is not None and not _FIELD.fullmatch(self.field):
+            raise QsegError(f"{self.field!r} is not a field name (letters, digits, _ . @ -)")
+        if self.occur not in ("must", "should"):
+            raise QsegError(f"occur must be 'must' or 'should', not {self.occur!r}")
+        if isinstance(self.slop, bool) or not isinstance(self.slop, int) or self.slop < 0:
+            raise QsegError(f"slop must be a whole number >= 0, not {self.slop!r}")
+        if self.boost is not None and not self.boost > 0:
+            raise QsegError(f"boost must be > 0, not {self.boost!r}")
+        if self.quote is not None and any(
+            isinstance(i, bool) or not isinstance(i, int) or i < 0 for i in self.quote
+        ):
+            raise QsegError(f"quote takes segment numbers >= 0, not {sorted(self.quote)!r}")
+        if self.name == "terrier" and (self.field or self.slop or self.boost):
+            raise QsegError("the terrier syntax takes no field, slop or boost")
+
+
+def quoted_segments(segmentation: Segmentation, quote: Collection[int] | None) -> list[bool]:
+    """For each segment, whether it is quoted: multiword and chosen by ``quote`` (an index
+    past the last segment chooses none: one choice serves a batch of queries)."""
+    return [
+        len(segment) > 1 and (quote is None or i in quote)
+        for i, segment in enumerate(segmentation.segments)
+    ]
+
+
+def render(segmentation: Segmentation, syntax: Syntax) -> str | dict[str, Any]:
+    """The segmentation in ``syntax``: a query string, or for ``es-dsl`` a search body."""
+    quoted = quoted_segments(segmentation, syntax.quote)
+    if syntax.name == "lucene":
+        return lucene(segmentation.segments, quoted, syntax.field)
+    if syntax.name == "terrier":
+        return terrier(segmentation.segments, quoted)
+    return es_dsl(segmentation.segments, quoted, syntax)
+
+
+def escape_lucene(word: str) -> str:
+    """A bare word with every reserved character of the Lucene query syntax escaped."""
+    return _LUCENE_RESERVED.sub(r"\\\1", word)
+
+
+def lucene(
+    segments: tuple[tuple[str, ...], ...], quoted: list[bool], field: str | None = None
+) -> str:
+    prefix = f"{field}:" if field else ""
+    parts = []
+    for segment, phrase in zip(segments, quoted, strict=True):
+        if phrase:
+            text = " ".join(segment).replace("\\", "\\\\").replace('"', '\\"')
+            parts.append(f'{prefix}"{text}"')
+        else:
+            parts.extend(prefix + escape_lucene(word) for word in segment)
+    return " ".join(parts)
+
+
+def es_dsl(
+    segments: tuple[tuple[str, ...], ...], quoted: list[bool], syntax: Syntax
+) -> dict[str, Any]:
+    field = syntax.field or "text"
+    clauses: list[dict[str, Any]] = []
+    for segment, phrase in zip(segments, quoted, strict=True):
+        if phrase:
+            body: dict[str, Any] = {"query": " ".join(segment)}
+            if syntax.slop:
+                body["slop"] = syntax.slop
+            if syntax.boost is not None:
+                body["boost"] = syntax.boost
+            clauses.append({"match_phrase": {field: body}})
+        else:
+            clauses.extend({"match": {field: word}} for word in segment)
+    return {"query": {"bool": {syntax.occur: clauses}}}
+
+
+def terrier(segments: tuple[tuple[str, ...], ...], quoted: list[bool]) -> str:
+    parts = []
+    for segment, phrase in zip(segments, quoted, strict=True):
+        tokens = [run for word in segment for run in _TERRIER_WORD.findall(word)]
+        if phrase and len(tokens) > 1:
+            parts.append(f"#1({' '.join(tokens)})")
+        else:
+            parts.extend(tokens)
+    if not parts:
+        words = " ".join(w for s in segments for w in s)
+        raise QsegError(f"{words!r} has no letter or digit: nothing Terrier can match")
+    return " ".join(parts)
+
+
+def renderer(form: str, syntax: Syntax | None = None) -> Callable[[Segmentation], str]:
+    """One segmentation as one line of text: ``pipe``, ``quoted``, or an engine syntax
+    (``es-dsl`` as compact JSON); ``syntax`` gives the options of an engine syntax."""
+    if form == "pipe":
+        return Segmentation.to_pipe
+    if form == "quoted":
+        return Segmentation.to_quoted
+    chosen = Syntax(form) if syntax is None else syntax
+    if chosen.name != form:
+        raise QsegError(f"the options are for {chosen.name}, the format is {form}")
+
+    def line(segmentation: Segmentation) -> str:
+        rendered = render(segmentation, chosen)
+        return rendered if isinstance(rendered, str) else json.dumps(rendered)
+
+    return line

@@ -1,0 +1,172 @@
+"""Engine query syntax: rendered query strings parse back (luqum, a Lucene query parser) to the
+segments they came from, and the DSL equals what opensearch-py's own query builders make. No
+engine server runs here; these are the engines' grammars and builders, test dependencies."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from helpers import assert_one_line_error, out, qseg
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from qseg.errors import QsegError
+from qseg.integrations.syntax import Syntax, escape_lucene, render, renderer
+from qseg.query import words_of
+from qseg.segmentation import Segmentation
+
+luqum_parser = pytest.importorskip("luqum.parser", reason="luqum is a test dependency").parser
+query = pytest.importorskip("opensearchpy.helpers.query", reason="opensearch-py: test extra")
+from luqum.tree import Phrase, SearchField, Word  # noqa: E402
+
+RESERVED = '+-&|!(){}[]^"~*?:\\/'
+
+
+def parsed_back(text: str) -> list[tuple[str, ...]]:
+    """The segments a Lucene query string holds: a phrase's words, each bare word alone."""
+    found: list[tuple[str, ...]] = []
+
+    def walk(node) -> None:
+        if isinstance(node, Phrase):
+            inner = node.value[1:-1]
+            found.append(tuple(re.sub(r"\\(.)", r"\1", inner).split()))
+        elif isinstance(node, Word):
+            found.append((re.sub(r"\\(.)", r"\1", node.value),))
+        else:
+            for child in node.children:
+                walk(child)
+
+    walk(luqum_parser.parse(text))
+    return found
+
+
+def expected_parts(seg: Segmentation, quote=None) -> list[tuple[str, ...]]:
+    parts: list[tuple[str, ...]] = []
+    for i, segment in enumerate(seg.segments):
+        if len(segment) > 1 and (quote is None or i in quote):
+            parts.append(segment)
+        else:
+            parts.extend((word,) for word in segment)
+    return parts
+
+
+# words with the reserved characters of the Lucene syntax, as qseg normalizes them
+words = st.text(alphabet=st.sampled_from("ab1é" + RESERVED), min_size=1, max_size=6).filter(
+    lambda w: list(words_of(w)) == [w]
+)
+segmentations = st.lists(st.lists(words, min_size=1, max_size=3), min_size=1, max_size=5).map(
+    lambda segments: Segmentation.from_segments(segments)
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(segmentations, st.one_of(st.none(), st.frozensets(st.integers(0, 5))))
+def test_a_lucene_string_parses_back_to_its_segments(seg, quote):
+    text = render(seg, Syntax("lucene", quote=quote))
+    assert parsed_back(text) == expected_parts(seg, quote)
+
+
+@settings(max_examples=100, deadline=None)
+@given(segmentations)
+def test_a_field_prefixes_every_clause(seg):
+    tree = luqum_parser.parse(render(seg, Syntax("lucene", field="body")))
+    fields = [n for n in tree.children if isinstance(n, SearchField)] if tree.children else []
+    assert isinstance(tree, SearchField) or len(fields) == len(expected_parts(seg))
+    assert all(f.name == "body" for f in fields)
+
+
+def test_every_reserved_character_is_escaped():
+    for char in RESERVED:
+        assert escape_lucene(f"a{char}b") == f"a\\{char}b"
+    assert render(Segmentation.from_pipe("c++|new york"), Syntax("lucene")) == 'c\\+\\+ "new york"'
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    segmentations,
+    st.sampled_from(["must", "should"]),
+    st.integers(0, 3),
+    st.one_of(st.none(), st.floats(0.5, 4)),
+    st.one_of(st.none(), st.frozensets(st.integers(0, 5))),
+)
+def test_the_dsl_is_what_opensearch_pys_builders_make(seg, occur, slop, boost, quote):
+    syntax = Syntax("es-dsl", field="body", occur=occur, slop=slop, boost=boost, quote=quote)
+    clauses = []
+    for i, segment in enumerate(seg.segments):
+        if len(segment) > 1 and (quote is None or i in quote):
+            options = {"query": " ".join(segment)}
+            options |= {"slop": slop} if slop else {}
+            options |= {"boost": boost} if boost is not None else {}
+            clauses.append(query.MatchPhrase(body=options))
+        else:
+            clauses.extend(query.Match(body=word) for word in segment)
+    assert render(seg, syntax) == {"query": query.Bool(**{occur: clauses}).to_dict()}
+
+
+def test_terrier_phrases_and_words_cut_as_its_tokenizer_cuts_them():
+    seg = Segmentation.from_pipe("new york yankees|c++|u.s. open")
+    assert render(seg, Syntax("terrier")) == "#1(new york yankees) c #1(u s open)"
+    assert render(seg, Syntax("terrier", quote=frozenset({0}))) == "#1(new york yankees) c u s open"
+    with pytest.raises(QsegError, match="no letter or digit"):
+        render(Segmentation.from_pipe("+++ ---"), Syntax("terrier"))
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"name": "sql"}, "unknown query syntax"),
+        ({"field": "a b"}, "not a field name"),
+        ({"occur": "filter"}, "occur must be"),
+        ({"slop": -1}, "slop must be"),
+        ({"boost": 0}, "boost must be"),
+        ({"quote": frozenset({-1})}, "quote takes"),
+        ({"name": "terrier", "field": "x"}, "terrier syntax takes no field"),
+    ],
+)
+def test_bad_options_are_refused_by_name(options, message):
+    with pytest.raises(QsegError, match=message):
+        Syntax(**options)
+
+
+def test_the_command_line_renders_with_the_same_module():
+    import qseg as library
+
+    seg = library.segmenter("wiki").segment("new york yankees tickets")
+    for fmt in ("lucene", "es-dsl", "terrier"):
+        printed = out(
+            qseg("segment", "--method", "wiki", "--format", fmt, "new york yankees tickets")
+        )
+        assert printed == renderer(fmt)(seg) + "\n"
+    printed = out(
+        qseg(
+            "segment",
+            "--format",
+            "es-dsl",
+            "--field",
+            "body",
+            "--occur",
+            "should",
+            "--slop",
+            "1",
+            "--boost",
+            "2",
+            "--quote",
+            "0",
+            "new york yankees tickets",
+        )
+    )
+    body = json.loads(printed)
+    assert body["query"]["bool"]["should"][0] == {
+        "match_phrase": {"body": {"query": "new york yankees", "slop": 1, "boost": 2.0}}
+    }
+    printed = out(qseg("segment", "--format", "lucene", "--quote", "none", "new york yankees"))
+    assert printed == "new york yankees\n"
+    assert_one_line_error(qseg("segment", "--slop", "1", "a b"), "--slop: only with --format")
+    assert_one_line_error(
+        qseg("segment", "--format", "terrier", "--nested", "a b"), "--nested prints trees"
+    )
+    assert_one_line_error(
+        qseg("segment", "--format", "terrier", "+++"), "no letter or digit", status=2
+    )
