@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 import pytest
 from helpers import assert_one_line_error, out, qseg
@@ -72,15 +73,36 @@ def test_a_lucene_string_parses_back_to_its_segments(seg, quote):
 @given(segmentations)
 def test_a_field_prefixes_every_clause(seg):
     tree = luqum_parser.parse(render(seg, Syntax("lucene", field="body")))
-    fields = [n for n in tree.children if isinstance(n, SearchField)] if tree.children else []
-    assert isinstance(tree, SearchField) or len(fields) == len(expected_parts(seg))
-    assert all(f.name == "body" for f in fields)
+    fields = []
+
+    def walk(node) -> None:
+        if isinstance(node, SearchField):
+            fields.append(node.name)
+        else:
+            for child in node.children:
+                walk(child)
+
+    walk(tree)
+    assert fields == ["body"] * len(expected_parts(seg))
+
+
+@settings(max_examples=100, deadline=None)
+@given(segmentations, st.integers(0, 3), st.one_of(st.none(), st.floats(0.5, 4)))
+def test_phrase_boosts_keep_every_word_and_add_the_phrases(seg, slop, boost):
+    text = render(seg, Syntax("lucene", plain=True, slop=slop, boost=boost))
+    phrases = [s for s in seg.segments if len(s) > 1]
+    assert parsed_back(text) == [(w,) for w in seg.words] + phrases
 
 
 def test_every_reserved_character_is_escaped():
     for char in RESERVED:
         assert escape_lucene(f"a{char}b") == f"a\\{char}b"
-    assert render(Segmentation.from_pipe("c++|new york"), Syntax("lucene")) == 'c\\+\\+ "new york"'
+    seg = Segmentation.from_pipe("c++|new york|tickets")
+    assert render(seg, Syntax("lucene")) == 'c\\+\\+ +"new york" tickets'
+    assert render(seg, Syntax("lucene", occur="should")) == 'c\\+\\+ "new york" tickets'
+    plain = Syntax("lucene", plain=True, slop=1, boost=2.0)
+    assert render(seg, plain) == 'c\\+\\+ new york tickets "new york"~1^2'
+    assert render(seg, Syntax("terrier", plain=True)) == "c new york tickets #1(new york)"
 
 
 @settings(max_examples=200, deadline=None)
@@ -93,16 +115,23 @@ def test_every_reserved_character_is_escaped():
 )
 def test_the_dsl_is_what_opensearch_pys_builders_make(seg, occur, slop, boost, quote):
     syntax = Syntax("es-dsl", field="body", occur=occur, slop=slop, boost=boost, quote=quote)
-    clauses = []
+    phrases, words = [], []
     for i, segment in enumerate(seg.segments):
         if len(segment) > 1 and (quote is None or i in quote):
             options = {"query": " ".join(segment)}
             options |= {"slop": slop} if slop else {}
             options |= {"boost": boost} if boost is not None else {}
-            clauses.append(query.MatchPhrase(body=options))
+            phrases.append(query.MatchPhrase(body=options))
         else:
-            clauses.extend(query.Match(body=word) for word in segment)
-    assert render(seg, syntax) == {"query": query.Bool(**{occur: clauses}).to_dict()}
+            words.extend(query.Match(body=word) for word in segment)
+    if occur == "must":
+        built = query.Bool(must=phrases, should=words)
+    else:
+        built = query.Bool(should=phrases + words)
+    assert render(seg, syntax) == {"query": built.to_dict()}
+    boosts = [p for p in phrases]
+    plain = query.Bool(must=[query.Match(body=" ".join(seg.words))], should=boosts)
+    assert render(seg, replace(syntax, plain=True)) == {"query": plain.to_dict()}
 
 
 def test_terrier_phrases_and_words_cut_as_its_tokenizer_cuts_them():

@@ -69,10 +69,17 @@ def configure(seg: argparse.ArgumentParser) -> None:
     engine.add_argument(
         "--occur",
         choices=("must", "should"),
-        help="es-dsl: the clauses' occurrence (default: must)",
+        help="must: a document must hold every phrase, the other words scored (default); "
+        "should: every clause optional",
     )
-    engine.add_argument("--slop", type=int, help="es-dsl: the phrases' slop (default: 0)")
-    engine.add_argument("--boost", type=float, help="es-dsl: the phrases' boost")
+    engine.add_argument(
+        "--plain",
+        action="store_true",
+        default=None,
+        help="keep the plain query and add the phrases as optional boosts",
+    )
+    engine.add_argument("--slop", type=int, help="lucene, es-dsl: the phrases' slop (default 0)")
+    engine.add_argument("--boost", type=float, help="lucene, es-dsl: the phrases' boost")
     engine.add_argument(
         "--quote",
         metavar="I,J,...|none",
@@ -130,7 +137,7 @@ def _check_marker(args: argparse.Namespace) -> None:
         )
 
 
-ENGINE_FLAGS = ("field", "occur", "slop", "boost", "quote")
+ENGINE_FLAGS = ("field", "occur", "plain", "slop", "boost", "quote")
 
 
 def engine_syntax(args: argparse.Namespace) -> Syntax | None:
@@ -152,6 +159,7 @@ def engine_syntax(args: argparse.Namespace) -> Syntax | None:
         slop=args.slop or 0,
         boost=args.boost,
         quote=quote,
+        plain=bool(args.plain),
     )
 
 

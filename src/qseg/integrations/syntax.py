@@ -2,12 +2,18 @@
 --format``, the service's ``format`` and the Python API.
 
 - ``lucene``: a Lucene / Elasticsearch / OpenSearch / Solr query string, multiword segments
-  as quoted phrases, every reserved character of a bare word escaped (``c\\+\\+``);
+  as quoted phrases (``+"new york yankees" tickets``), every reserved character of a bare word
+  escaped (``c\\+\\+``);
 - ``es-dsl``: an Elasticsearch / OpenSearch search body, ``{"query": {"bool": ...}}`` with a
-  ``match_phrase`` clause per quoted segment and a ``match`` clause per other word, all
-  ``must`` or all ``should``, with an optional phrase ``slop`` and ``boost``;
+  ``match_phrase`` clause per quoted segment and a ``match`` clause per other word;
 - ``terrier``: Terrier's (and Indri's) ``#1(new york yankees) tickets``, words cut to their
   letter and digit runs as Terrier's tokenizer cuts them.
+
+Two ways to use the segments: as **required phrases** (``occur="must"``, the default: a
+document must hold each phrase, the other words are optional and scored, as in paper 000's
+quoted queries; ``occur="should"``: every clause optional), or as **phrase boosts** added to
+the plain query (``plain=True``: every word as typed, each phrase an extra optional clause,
+what production engines do). A phrase may have a ``slop`` and a ``boost``.
 
 Which multiword segments are quoted is the quoted version of paper 000: all of them (the
 default), or those whose indices ``quote`` names (a one-word segment is never quoted).
@@ -37,8 +43,9 @@ _TERRIER_WORD = re.compile(r"[^\W_]+")
 @dataclass(frozen=True)
 class Syntax:
     """How to render: the syntax, the field searched (``None``: the engine's default field;
-    ``es-dsl`` needs one), the occurrence of the clauses, a phrase slop and boost, and the
-    segments to quote by index from 0 (``None``: every multiword segment)."""
+    ``text`` for ``es-dsl``), the occurrence of the phrases, a phrase slop and boost, the
+    segments to quote by index from 0 (``None``: every multiword segment), and whether the
+    phrases are boosts added to the plain query."""
 
     name: str = "lucene"
     field: str | None = None
@@ -46,6 +53,7 @@ class Syntax:
     slop: int = 0
     boost: float | None = None
     quote: frozenset[int] | None = None
+    plain: bool = False
 
     def __post_init__(self) -> None:
         if self.name not in SYNTAXES:
@@ -62,6 +70,8 @@ class Syntax:
             isinstance(i, bool) or not isinstance(i, int) or i < 0 for i in self.quote
         ):
             raise QsegError(f"quote takes segment numbers >= 0, not {sorted(self.quote)!r}")
+        if not isinstance(self.plain, bool):
+            raise QsegError(f"plain must be true or false, not {self.plain!r}")
         if self.name == "terrier" and (self.field or self.slop or self.boost):
             raise QsegError("the terrier syntax takes no field, slop or boost")
 
@@ -78,11 +88,16 @@ def quoted_segments(segmentation: Segmentation, quote: Collection[int] | None) -
 def render(segmentation: Segmentation, syntax: Syntax) -> str | dict[str, Any]:
     """The segmentation in ``syntax``: a query string, or for ``es-dsl`` a search body."""
     quoted = quoted_segments(segmentation, syntax.quote)
+    phrases = [s for s, q in zip(segmentation.segments, quoted, strict=True) if q]
+    if syntax.plain:
+        words = list(segmentation.words)
+    else:
+        words = [w for s, q in zip(segmentation.segments, quoted, strict=True) if not q for w in s]
     if syntax.name == "lucene":
-        return lucene(segmentation.segments, quoted, syntax.field)
+        return lucene(segmentation.segments, quoted, syntax)
     if syntax.name == "terrier":
-        return terrier(segmentation.segments, quoted)
-    return es_dsl(segmentation.segments, quoted, syntax)
+        return terrier(segmentation.segments, quoted, syntax.plain)
+    return es_dsl(phrases, words, syntax)
 
 
 def escape_lucene(word: str) -> str:
@@ -91,49 +106,59 @@ def escape_lucene(word: str) -> str:
 
 
 def lucene(
-    segments: tuple[tuple[str, ...], ...], quoted: list[bool], field: str | None = None
+    segments: tuple[tuple[str, ...], ...], quoted: list[bool], syntax: Syntax = Syntax()
 ) -> str:
-    prefix = f"{field}:" if field else ""
-    parts = []
+    prefix = f"{syntax.field}:" if syntax.field else ""
+    required = "+" if syntax.occur == "must" and not syntax.plain else ""
+    slop = f"~{syntax.slop}" if syntax.slop else ""
+    boost = f"^{syntax.boost:g}" if syntax.boost is not None else ""
+    words, phrases = [], []
     for segment, phrase in zip(segments, quoted, strict=True):
         if phrase:
             text = " ".join(segment).replace("\\", "\\\\").replace('"', '\\"')
-            parts.append(f'{prefix}"{text}"')
-        else:
-            parts.extend(prefix + escape_lucene(word) for word in segment)
-    return " ".join(parts)
+            phrases.append(f'{required}{prefix}"{text}"{slop}{boost}')
+        if not phrase or syntax.plain:
+            words.extend(prefix + escape_lucene(word) for word in segment)
+        if phrase and not syntax.plain:
+            words.append(phrases.pop())
+    return " ".join(words + phrases)
 
 
-def es_dsl(
-    segments: tuple[tuple[str, ...], ...], quoted: list[bool], syntax: Syntax
-) -> dict[str, Any]:
+def es_dsl(phrases: list[tuple[str, ...]], words: list[str], syntax: Syntax) -> dict[str, Any]:
     field = syntax.field or "text"
-    clauses: list[dict[str, Any]] = []
-    for segment, phrase in zip(segments, quoted, strict=True):
-        if phrase:
-            body: dict[str, Any] = {"query": " ".join(segment)}
-            if syntax.slop:
-                body["slop"] = syntax.slop
-            if syntax.boost is not None:
-                body["boost"] = syntax.boost
-            clauses.append({"match_phrase": {field: body}})
-        else:
-            clauses.extend({"match": {field: word}} for word in segment)
-    return {"query": {"bool": {syntax.occur: clauses}}}
+    phrase_clauses = []
+    for segment in phrases:
+        body: dict[str, Any] = {"query": " ".join(segment)}
+        if syntax.slop:
+            body["slop"] = syntax.slop
+        if syntax.boost is not None:
+            body["boost"] = syntax.boost
+        phrase_clauses.append({"match_phrase": {field: body}})
+    if syntax.plain:
+        clauses = {"must": [{"match": {field: " ".join(words)}}], "should": phrase_clauses}
+        return {"query": {"bool": {k: v for k, v in clauses.items() if v}}}
+    word_clauses = [{"match": {field: word}} for word in words]
+    if syntax.occur == "should":
+        clauses = {"should": phrase_clauses + word_clauses}
+    else:
+        clauses = {"must": phrase_clauses, "should": word_clauses}
+    return {"query": {"bool": {k: v for k, v in clauses.items() if v}}}
 
 
-def terrier(segments: tuple[tuple[str, ...], ...], quoted: list[bool]) -> str:
-    parts = []
+def terrier(segments: tuple[tuple[str, ...], ...], quoted: list[bool], plain: bool = False) -> str:
+    words, phrases = [], []
     for segment, phrase in zip(segments, quoted, strict=True):
         tokens = [run for word in segment for run in _TERRIER_WORD.findall(word)]
         if phrase and len(tokens) > 1:
-            parts.append(f"#1({' '.join(tokens)})")
-        else:
-            parts.extend(tokens)
-    if not parts:
-        words = " ".join(w for s in segments for w in s)
-        raise QsegError(f"{words!r} has no letter or digit: nothing Terrier can match")
-    return " ".join(parts)
+            phrases.append(f"#1({' '.join(tokens)})")
+            if not plain:
+                words.append(phrases.pop())
+                continue
+        words.extend(tokens)
+    if not words:
+        text = " ".join(w for s in segments for w in s)
+        raise QsegError(f"{text!r} has no letter or digit: nothing Terrier can match")
+    return " ".join(words + phrases)
 
 
 def renderer(form: str, syntax: Syntax | None = None) -> Callable[[Segmentation], str]:

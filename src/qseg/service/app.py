@@ -180,14 +180,15 @@ def _syntax(body: Any) -> Syntax | None:
     aside (the schema cannot tie options to formats, so none is refused for it)."""
     if body.format not in SYNTAXES:
         return None
-    dsl = body.format == "es-dsl"
+    terrier = body.format == "terrier"
     return Syntax(
         body.format,
-        field=body.field if body.format != "terrier" else None,
-        occur=body.occur if dsl and body.occur else "must",
-        slop=body.slop if dsl and body.slop else 0,
-        boost=body.boost if dsl else None,
+        field=None if terrier else body.field,
+        occur=body.occur or "must",
+        slop=0 if terrier else body.slop or 0,
+        boost=None if terrier else body.boost,
         quote=None if body.quote is None else frozenset(body.quote),
+        plain=body.plain,
     )
 
 

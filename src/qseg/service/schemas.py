@@ -101,14 +101,18 @@ def request_model(names: list[str], batch: int, words: int, chars: int, k: int) 
             str | None,
             Field(None, pattern=FIELD_PATTERN, description="lucene, es-dsl: the field searched"),
         ),
-        occur=(Literal["must", "should"] | None, Field(None, description="es-dsl: clauses")),
+        occur=(
+            Literal["must", "should"] | None,
+            Field(None, description="must: every phrase required (default); should: optional"),
+        ),
+        plain=(bool, Field(False, description="the plain query with the phrases as boosts")),
         slop=(
             Annotated[int, Field(ge=0, strict=False), BeforeValidator(_a_number)] | None,
-            Field(None, description="es-dsl: phrase slop"),
+            Field(None, description="lucene, es-dsl: phrase slop"),
         ),
         boost=(
             Annotated[float, Field(gt=0, strict=False), BeforeValidator(_a_number)] | None,
-            Field(None, description="es-dsl: phrase boost"),
+            Field(None, description="lucene, es-dsl: phrase boost"),
         ),
         quote=(
             list[Annotated[int, Field(ge=0)]] | None,

@@ -32,6 +32,11 @@ class Engine(Protocol):
         """The top ``k`` documents for ``query``: ``(doc id, score)``, best first."""
         ...
 
+    def search_text(self, text: str, k: int) -> Ranking:
+        """The top ``k`` documents for a query in the Lucene query syntax (``+"new york"
+        tickets``, ``"new york"~1^2``), as :mod:`qseg.integrations.syntax` writes it."""
+        ...
+
 
 def fingerprint(parts: Iterator[str]) -> str:
     """A stable digest of an engine's configuration and the documents it indexes."""

@@ -146,5 +146,17 @@ class LuceneEngine:
                 clauses += 1
         if not clauses:
             return []
-        hits = self._searcher.search(builder.build(), k)
-        return [(hit.docid, float(hit.score)) for hit in hits]
+        return self._hits(builder.build(), k)
+
+    def search_text(self, text: str, k: int) -> Ranking:
+        if self._searcher is None:
+            raise QsegError("the engine has no index: call index(collection) first")
+        parser = self.lucene["QueryParser"]("contents", self._analyzer)
+        try:
+            parsed = parser.parse(text)
+        except Exception as exc:  # a Java ParseException, raised through pyjnius
+            raise QsegError(f"Lucene cannot parse the query {text!r}: {exc}") from None
+        return self._hits(parsed, k) if parsed.toString() else []
+
+    def _hits(self, query: Any, k: int) -> Ranking:
+        return [(hit.docid, float(hit.score)) for hit in self._searcher.search(query, k)]

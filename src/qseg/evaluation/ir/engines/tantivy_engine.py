@@ -111,8 +111,18 @@ class TantivyEngine:
         if self._searcher is None:
             raise QsegError("the engine has no index: call index(collection) first")
         built = self._query(query)
-        if built is None:
-            return []
+        return [] if built is None else self._hits(built, k)
+
+    def search_text(self, text: str, k: int) -> Ranking:
+        if self._searcher is None:
+            raise QsegError("the engine has no index: call index(collection) first")
+        try:
+            parsed = self._index.parse_query(text, ["body"])
+        except ValueError as exc:
+            raise QsegError(f"tantivy cannot parse the query {text!r}: {exc}") from None
+        return self._hits(parsed, k)
+
+    def _hits(self, query: Any, k: int) -> Ranking:
         searcher = self._searcher
-        hits = searcher.search(built, k).hits
+        hits = searcher.search(query, k).hits
         return [(searcher.doc(address)["id"][0], float(score)) for score, address in hits]
