@@ -42,7 +42,30 @@ def configure(seg: argparse.ArgumentParser) -> None:
         "socket or terminal, those already in (at least one) are answered and flushed before "
         "any wait for more, so a co-process that writes a query and waits gets its answer."
     )
-    seg.add_argument("queries", nargs="*", metavar="QUERY", help="queries (default: stdin)")
+    seg.add_argument(
+        "queries",
+        nargs="*",
+        metavar="QUERY",
+        help="queries (default: stdin); with --engine spark, the input files or folders",
+    )
+    spark = seg.add_argument_group("on Spark (pip install 'qseg[spark]', Java 17+)")
+    spark.add_argument(
+        "--engine",
+        choices=("local", "spark"),
+        default="local",
+        help="spark: segment the INPUT files on Spark into --output (default: local)",
+    )
+    spark.add_argument("-o", "--output", metavar="DIR", help="--engine spark: the output folder")
+    spark.add_argument("--master", metavar="URL", help="--engine spark: default local[*]")
+    spark.add_argument(
+        "--input-format",
+        choices=("text", "parquet"),
+        default="text",
+        help="--engine spark: [id<TAB>]query lines (default) or Parquet with --column",
+    )
+    spark.add_argument(
+        "--column", metavar="NAME", help="--engine spark, Parquet: the column of queries"
+    )
     seg.add_argument(
         "--method",
         metavar="SPEC",
@@ -188,8 +211,11 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
         raise QsegError(
             "--nested prints one tree per query: drop --k, --cache, --pos, --format quoted"
         )
+    _check_engine(args)
     # usage errors first: bad QUERY arguments are reported before any resource is built
-    arguments = list(query_arguments(args.queries)) if args.queries else None
+    arguments = (
+        list(query_arguments(args.queries)) if args.queries and args.engine == "local" else None
+    )
     given = resources(args)
     spec = args.method or args.model
     if spec is None:
@@ -220,6 +246,9 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
             "the model was trained with part-of-speech tags; without --pos every query goes "
             "without tag features"
         )
+    if args.engine == "spark":
+        _run_on_spark(args, segmenter, syntax)
+        return
     if args.cache:
         segmenter = CachedSegmenter(segmenter, args.cache)
     if arguments is not None:
@@ -237,6 +266,59 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
             f"{tags.missing} of {tags.looked_up} queries have no part-of-speech tags in "
             f"{args.pos} (id missing or not one tag per word); they go without tag features"
         )
+
+
+def _check_engine(args: argparse.Namespace) -> None:
+    """The flags of --engine spark go together, and only with it."""
+    spark_flags = {"--output": args.output, "--master": args.master, "--column": args.column}
+    if args.engine == "local":
+        given = [flag for flag, value in spark_flags.items() if value is not None]
+        if given or args.input_format != "text":
+            raise QsegError(f"{', '.join(given) or '--input-format'}: only with --engine spark")
+        return
+    if not args.queries or not args.output:
+        raise QsegError("--engine spark segments files: give INPUT... and --output DIR")
+    if args.nested or args.cache or args.pos or args.line_buffered:
+        raise QsegError("--engine spark: drop --nested, --cache, --pos, --line-buffered")
+    if (args.input_format == "parquet") != (args.column is not None):
+        raise QsegError("--input-format parquet reads the queries of --column NAME (both or none)")
+
+
+def _run_on_spark(args: argparse.Namespace, segmenter: Segmenter, syntax: Syntax | None) -> None:
+    from qseg.integrations import spark as on_spark
+
+    on_spark.check_paths(args.queries, args.output)
+    on_spark.check_master(args.master or "local[*]")
+    with on_spark.spark_session(args.master) as session:
+        if args.input_format == "parquet":
+            on_spark.segment_parquet(
+                session,
+                args.queries,
+                args.output,
+                args.column,
+                segmenter,
+                fmt=args.format,
+                syntax=syntax,
+                k=args.k,
+                skip_bad=args.skip_bad_lines,
+            )
+            note(f"segmented {args.column} of {', '.join(args.queries)} into {args.output}")
+            return
+        outcome = on_spark.segment_files(
+            session,
+            args.queries,
+            args.output,
+            segmenter,
+            fmt=args.format,
+            syntax=syntax,
+            k=args.k,
+            skip_bad=args.skip_bad_lines,
+            marker=args.bad_line_marker or "",
+        )
+    note(f"{outcome.lines:,} lines written into {args.output} (part files, in order)")
+    if outcome.bad:
+        shown = "; ".join(outcome.examples)
+        note(f"skipped {outcome.bad:,} bad lines, the first: {shown}")
 
 
 def _answers(

@@ -23,7 +23,7 @@ from qseg.fileio import decode_line
 from qseg.query import QueryError, normalize
 from qseg.segmenters.records import Record, Skipped
 
-__all__ = ["MAX_QUERY_LINE_BYTES", "QueryLines", "Record", "query_arguments"]
+__all__ = ["MAX_QUERY_LINE_BYTES", "QueryLines", "Record", "query_arguments", "query_record"]
 
 MAX_QUERY_LINE_BYTES = 1 << 20
 """The longest line of queries read (1 MiB, far more than the word limit allows)."""
@@ -65,23 +65,28 @@ class QueryLines:
             yield record
 
     def _record(self, raw: bytes | None, lineno: int) -> Record:
-        if raw is None:
-            raise InputError(
-                self.source, lineno, f"line longer than {MAX_QUERY_LINE_BYTES:,} bytes"
-            )
-        text = decode_line(raw, self.source, lineno)
-        ident: str | None = None
+        return query_record(raw, lineno, self.source)
+
+
+def query_record(raw: bytes | None, lineno: int, source: str) -> Record:
+    """The ``(id, query text)`` of one line of ``source`` (``None``: a line over
+    :data:`MAX_QUERY_LINE_BYTES`), or an :class:`InputError` naming the line: the rules of
+    every reader of query lines, local or on Spark."""
+    if raw is None:
+        raise InputError(source, lineno, f"line longer than {MAX_QUERY_LINE_BYTES:,} bytes")
+    text = decode_line(raw, source, lineno)
+    ident: str | None = None
+    if "\t" in text:
+        ident, text = text.split("\t", 1)
         if "\t" in text:
-            ident, text = text.split("\t", 1)
-            if "\t" in text:
-                raise InputError(self.source, lineno, "expected `query` or `id<TAB>query`")
-            if not ident.strip():
-                raise InputError(self.source, lineno, "empty query id")
-        try:
-            normalize(text)
-        except QueryError as exc:
-            raise InputError(self.source, lineno, str(exc)) from None
-        return ident, text
+            raise InputError(source, lineno, "expected `query` or `id<TAB>query`")
+        if not ident.strip():
+            raise InputError(source, lineno, "empty query id")
+    try:
+        normalize(text)
+    except QueryError as exc:
+        raise InputError(source, lineno, str(exc)) from None
+    return ident, text
 
 
 class _Lines:

@@ -1,0 +1,176 @@
+"""Segmenting on Spark (local[2]) gives what the local run gives, line for line, opening the
+segmenter once per Python worker; bad input ends in one line."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import webis_file
+from helpers import assert_one_line_error, out, qseg
+
+pytest.importorskip("pyspark", reason="the spark extra is not installed")
+if shutil.which("java") is None:
+    pytest.skip("Spark needs Java 17+", allow_module_level=True)
+
+from qseg.errors import InputError, PathError, QsegError
+from qseg.integrations import spark as on_spark
+from qseg.models import open_segmenter
+
+QUERIES = "webis-qsec-10-training-set-queries.txt"
+
+
+@pytest.fixture(scope="module")
+def session():
+    with on_spark.spark_session("local[2]") as spark:
+        yield spark
+
+
+@pytest.fixture(scope="module")
+def lines() -> list[str]:
+    return webis_file(QUERIES).read_text(encoding="utf-8").splitlines()[:3000]
+
+
+def write_parts(folder: Path, lines: list[str], parts: int) -> list[str]:
+    folder.mkdir()
+    size = -(-len(lines) // parts)
+    paths = []
+    for i in range(parts):
+        path = folder / f"queries-{i}.txt"
+        path.write_text("".join(f"{line}\n" for line in lines[i * size : (i + 1) * size]))
+        paths.append(str(path))
+    return paths
+
+
+def concatenated(folder: Path) -> str:
+    return "".join(p.read_text(encoding="utf-8") for p in sorted(folder.glob("part-*")))
+
+
+def test_the_command_line_equals_the_local_run(tmp_path, lines):
+    source = tmp_path / "queries.txt"
+    source.write_text("".join(f"{line}\n" for line in lines))
+    done = qseg(
+        "segment", "--engine", "spark", "--master", "local[2]", source, "-o", tmp_path / "out"
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    assert "3,000 lines written" in done.stderr.decode()
+    assert concatenated(tmp_path / "out") == out(qseg("segment", stdin=source.read_bytes()))
+
+
+@pytest.mark.parametrize(("method", "fmt", "k"), [("default", "json", 1), ("wiki", "lucene", 2)])
+def test_files_in_order_with_the_segmenter_opened_once_per_worker(
+    session, tmp_path, lines, method, fmt, k
+):
+    inputs = write_parts(tmp_path / "in", lines, 6)
+    segmenter = open_segmenter(method)
+    syntax = None
+    outcome = on_spark.segment_files(
+        session, inputs, str(tmp_path / "out"), segmenter, fmt=fmt, syntax=syntax, k=k
+    )
+    stdin = "".join(f"{line}\n" for line in lines)
+    local = out(qseg("segment", "--method", method, "--format", fmt, "--k", k, stdin=stdin))
+    assert concatenated(tmp_path / "out") == local
+    assert outcome.lines == len(local.splitlines())
+    # six tasks: each Python worker opened the segmenter once, whatever its number of tasks
+    assert outcome.loads == outcome.workers < 6
+
+
+def test_bad_lines_are_counted_and_skipped_in_place_or_stop_the_run(session, tmp_path):
+    source = tmp_path / "queries.txt"
+    source.write_bytes(b"1\tnew york yankees\n2\t\n3\tbad \xff utf8\n4\tcheap flights\n")
+    segmenter = open_segmenter("naive")
+    outcome = on_spark.segment_files(
+        session, [str(source)], str(tmp_path / "out"), segmenter, skip_bad=True, marker="-"
+    )
+    local = out(
+        qseg(
+            "segment",
+            "--method",
+            "naive",
+            "--skip-bad-lines",
+            "--bad-line-marker",
+            "-",
+            stdin=source.read_bytes(),
+        )
+    )
+    assert concatenated(tmp_path / "out") == local
+    assert outcome.bad == 2
+    assert outcome.examples == [
+        f"{source}:2: empty query: it has no words",
+        f"{source}:3: invalid UTF-8 at byte 6; input must be UTF-8 encoded",
+    ]
+    with pytest.raises(QsegError, match=r"queries.txt:2: empty query") as caught:
+        on_spark.segment_files(session, [str(source)], str(tmp_path / "stopped"), segmenter)
+    assert "\n" not in str(caught.value)
+    assert not (tmp_path / "stopped").exists()
+
+
+def test_parquet_in_and_out(session, tmp_path, lines):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    ids, texts = zip(*(line.split("\t", 1) for line in lines), strict=True)
+    pq.write_table(pa.table({"id": list(ids), "query": list(texts)}), tmp_path / "q.parquet")
+    on_spark.segment_parquet(
+        session,
+        [str(tmp_path / "q.parquet")],
+        str(tmp_path / "out"),
+        "query",
+        open_segmenter("default"),
+    )
+    table = pq.read_table(tmp_path / "out").to_pandas()
+    assert list(table["id"]) == list(ids)
+    local = out(qseg("segment", stdin="".join(f"{t}\n" for t in texts)))
+    assert list(table["segmentation"]) == local.splitlines()
+    with pytest.raises(InputError, match="no column 'text'"):
+        on_spark.segment_parquet(
+            session,
+            [str(tmp_path / "q.parquet")],
+            str(tmp_path / "x"),
+            "text",
+            open_segmenter("naive"),
+        )
+
+
+def test_a_dataframe_column(session):
+    frame = session.createDataFrame([("new york yankees tickets",), ("",), (None,)], ["q"])
+    done = on_spark.segment_dataframe(
+        frame, "q", "wiki(unseen_titles=true)", fmt="quoted", errors="skip"
+    )
+    assert [r["segmentation"] for r in done.collect()] == ['"new york yankees" tickets', None, None]
+    with pytest.raises(QsegError, match="no column 'x'"):
+        on_spark.segment_dataframe(frame, "x", "naive")
+
+
+def test_paths_and_masters_that_cannot_be_used(tmp_path):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "q.txt").write_text("a b\n")
+    q, o = tmp_path / "q.txt", tmp_path / "out"
+    assert_one_line_error(qseg("segment", "--engine", "spark", q, "-o", o), "the output exists")
+    assert_one_line_error(
+        qseg("segment", "--engine", "spark", tmp_path / "nope.txt", "-o", tmp_path / "o2"),
+        "no such input",
+    )
+    assert_one_line_error(
+        qseg(
+            "segment",
+            "--engine",
+            "spark",
+            "--master",
+            "spark://127.0.0.1:1",
+            q,
+            "-o",
+            tmp_path / "o3",
+        ),
+        "cannot reach the Spark master spark://127.0.0.1:1",
+    )
+    assert_one_line_error(qseg("segment", "--output", o, "a b"), "only with --engine spark")
+    assert_one_line_error(
+        qseg("segment", "--engine", "spark", "--input-format", "parquet", q, "-o", tmp_path / "o4"),
+        "--column",
+    )
+    with pytest.raises(PathError):
+        on_spark.check_paths([str(q)], str(o))
+    assert subprocess  # the module runs qseg as a subprocess: the stores are built first
