@@ -263,7 +263,7 @@ def good_request_still_works(server: Server) -> None:
         ({"queries": ["a b"], "k": 10**9}, 422, "k", 20),
         ({"queries": ["a b"], "k": "3"}, 422, "k", None),
         ({"queries": [" ".join(["w"] * 30)] * 3, "nested": False, "k": 2}, 200, None, None),
-        ({"queries": ["a b"], "nested": True, "k": 2}, 422, None, None),
+        ({"queries": ["a b"], "nested": True, "k": 2, "format": "quoted"}, 200, None, None),
         ({"queries": []}, 422, "queries", None),
         ({"queries": [""]}, 422, "queries.0", None),
         ({"queries": ["  | ( ) "]}, 422, "queries.0", None),

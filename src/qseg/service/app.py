@@ -113,17 +113,18 @@ def create_app(
     def segment(request: Annotated[segment_request, Body()]) -> Response:  # type: ignore[valid-type]
         body: Any = request
         target = _pick(served, body.method)
-        if body.nested and (body.k > 1 or body.format not in ("pipe", "json")):
-            raise Refusal(422, "nested gives one tree per query: k must be 1, format pipe or json")
-        syntax = _syntax(body)
+        # a tree per query: k and the engine options are left aside, the text is brackets (or
+        # JSON), as the schema cannot tie them to nested
+        fmt = body.format if not body.nested or body.format == "json" else "pipe"
+        syntax = None if body.nested else _syntax(body)
         start = time.perf_counter()
         try:
             results, text = answer(
                 target.segmenter,
                 body.queries,
-                k=body.k,
+                k=1 if body.nested else body.k,
                 nested=body.nested,
-                fmt=body.format,
+                fmt=fmt,
                 syntax=syntax,
             )
         except TooLongToNest as exc:

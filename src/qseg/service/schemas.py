@@ -88,7 +88,14 @@ def request_model(names: list[str], batch: int, words: int, chars: int, k: int) 
             Annotated[int, BeforeValidator(_a_number)],
             Field(1, ge=1, le=k, strict=False, description=f"the k best (at most {k})"),
         ),
-        nested=(bool, Field(False, description="a binary tree per query (k must be 1)")),
+        nested=(
+            bool,
+            Field(
+                False,
+                description="a binary tree per query (k and the engine options left aside; "
+                "text: brackets, or JSON with format json)",
+            ),
+        ),
         format=(
             Literal[(*FORMATS, *SYNTAXES)],  # type: ignore[valid-type]
             Field(
