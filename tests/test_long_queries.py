@@ -195,3 +195,22 @@ def test_a_long_segment_must_be_a_title(default):
         from qseg.segmenters.registry import create
 
         create("joint(title_only_from=1)").fit(["a b", "c d", "e f"], ["a b", "c d", "e|f"])
+
+
+def test_the_title_rule_walks_few_candidates_as_it_lays_out_many():
+    """``untitled_long`` walks a few candidates' segments in Python and lays out many at once;
+    both give what the span layout gives."""
+    import numpy as np
+
+    from qseg.segmenters.joint import _layout_of, untitled_long
+
+    rng = np.random.default_rng(0)
+    for n in range(2, 14):
+        for _ in range(60):
+            bits = rng.integers(0, 2, size=(int(rng.integers(1, 60)), n - 1)).astype(np.int8)
+            titles = rng.integers(0, 2, size=(n, n + 1)).astype(np.int8)
+            _, incidence, spans, lengths = _layout_of(bits)
+            for limit in (2, 3, 5):
+                unknown = ~titles[spans[:, 0], spans[:, 1]].astype(bool)
+                expected = incidence[:, (lengths >= limit) & unknown].any(axis=1)
+                assert (untitled_long(bits, titles, limit) == expected).all()

@@ -210,11 +210,28 @@ def candidate_features(
     return blocks
 
 
+_FEW_CANDIDATES = 32
+"""Up to this many candidates, their segments are walked in Python: quicker than laying out
+their spans (the decoder's few most probable candidates of a query)."""
+
+
+def _untitled_long_row(row: list[int], titles: np.ndarray, limit: int) -> bool:
+    start = 0
+    for gap, broken in enumerate([*row, 1]):
+        if broken:
+            if gap + 1 - start >= limit and not titles[start, gap + 1]:
+                return True
+            start = gap + 1
+    return False
+
+
 def untitled_long(bits: np.ndarray, titles: np.ndarray, limit: int) -> np.ndarray:
     """Per candidate (rows of break bits), whether one of its segments has ``limit`` words or
     more and is not a title (``titles``: the query's span table, ``[start, end)``)."""
     n = bits.shape[1] + 1
     every = n <= MAX_JOINT_WORDS and bits is candidate_bits(n)  # (its layout is cached)
+    if not every and len(bits) <= _FEW_CANDIDATES:
+        return np.array([_untitled_long_row(row, titles, limit) for row in bits.tolist()])
     layout = _layout(n) if every else _layout_of(bits)
     _, incidence, spans, lengths = layout
     bad = (lengths >= limit) & ~titles[spans[:, 0], spans[:, 1]].astype(bool)
