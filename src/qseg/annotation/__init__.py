@@ -1,0 +1,1 @@
+"""Annotating queries: projects of queries, annotators and their answers (:mod:`.project`)."""

@@ -1,0 +1,201 @@
+"""An annotation project: queries, annotators and every annotation with its time, in SQLite.
+
+One file per project (the standard library's ``sqlite3``, WAL mode, the schema version in
+``PRAGMA user_version``). Every change is committed when made, so closing a page, reloading or
+killing the server loses nothing. An annotation is never overwritten: saving again adds a row,
+and an annotator's latest row for a query and mode is their answer (two annotators saving the
+same query at once both keep theirs).
+
+Exports are the ``item<TAB>annotator<TAB>segmentation`` tables that ``qseg agree``, ``qseg
+evaluate`` and :func:`qseg.corpora.annotations.read_annotation_table` read: pipe text for
+flat segmentations, bracket text for nested ones.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from qseg.corpora.query_lines import query_record
+from qseg.errors import DataError, InputError, PathError, QsegError
+from qseg.query import normalize
+from qseg.segmentation import NestedSegmentation, Segmentation, SegmentationError
+
+SCHEMA_VERSION = 1
+APPLICATION = "qseg annotation project"
+MODES = ("flat", "nested")
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE queries (
+    qid TEXT PRIMARY KEY, text TEXT NOT NULL, position INTEGER NOT NULL UNIQUE
+);
+CREATE TABLE annotators (name TEXT PRIMARY KEY, added REAL NOT NULL);
+CREATE TABLE annotations (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    qid TEXT NOT NULL REFERENCES queries(qid),
+    annotator TEXT NOT NULL REFERENCES annotators(name),
+    mode TEXT NOT NULL CHECK (mode IN ('flat', 'nested')),
+    value TEXT NOT NULL,
+    saved REAL NOT NULL
+);
+CREATE INDEX annotations_by_query ON annotations (qid, annotator, mode, id);
+"""
+
+
+class ProjectError(DataError):
+    """A file that is not a qseg project, or one of a newer qseg."""
+
+
+@dataclass
+class QueryReport:
+    """What adding queries did: added, duplicates left out, bad lines refused."""
+
+    added: int = 0
+    duplicates: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+
+
+class Project:
+    """An annotation project in the SQLite file ``path`` (made with :meth:`create`)."""
+
+    def __init__(self, path: str | Path, connection: sqlite3.Connection) -> None:
+        self.path = str(path)
+        self._db = connection
+
+    @classmethod
+    def create(cls, path: str | Path) -> Project:
+        """A new, empty project; refused if ``path`` exists."""
+        if Path(path).exists():
+            raise PathError(path, "exists: open it as a project, or choose a new file")
+        db = _connect(path)
+        with db:
+            db.executescript(_SCHEMA)
+            db.execute("INSERT INTO meta VALUES ('application', ?)", (APPLICATION,))
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        return cls(path, db)
+
+    @classmethod
+    def open(cls, path: str | Path) -> Project:
+        """An existing project; a file of another kind or of a newer schema is refused."""
+        if not Path(path).is_file():
+            raise PathError(path, "no such project file")
+        db = _connect(path)
+        try:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            row = db.execute("SELECT value FROM meta WHERE key = 'application'").fetchone()
+        except sqlite3.DatabaseError:
+            db.close()
+            raise ProjectError(f"{path}: not a qseg annotation project") from None
+        if row is None or row[0] != APPLICATION:
+            db.close()
+            raise ProjectError(f"{path}: not a qseg annotation project")
+        if version > SCHEMA_VERSION:
+            db.close()
+            raise ProjectError(
+                f"{path}: made by a newer qseg (schema version {version}, this qseg reads "
+                f"up to {SCHEMA_VERSION}); upgrade qseg"
+            )
+        return cls(path, db)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def add_queries(self, lines: Iterable[bytes], source: str) -> QueryReport:
+        """Add ``[id<TAB>]query`` lines (a line without an id gets its line number): a bad
+        line is refused and a query already there (same id or same words) left out, each
+        reported."""
+        report = QueryReport()
+        known = {" ".join(normalize(t)) for (t,) in self._db.execute("SELECT text FROM queries")}
+        ids = {q for (q,) in self._db.execute("SELECT qid FROM queries")}
+        (position,) = self._db.execute("SELECT COALESCE(MAX(position), 0) FROM queries").fetchone()
+        with self._db:
+            for lineno, raw in enumerate(lines, start=1):
+                try:
+                    ident, text = query_record(raw.rstrip(b"\n"), lineno, source)
+                except InputError as exc:
+                    report.refused.append(str(exc))
+                    continue
+                qid = ident if ident is not None else str(lineno)
+                words = " ".join(normalize(text))
+                if qid in ids or words in known:
+                    report.duplicates.append(f"{source}:{lineno}: {qid} {text!r}")
+                    continue
+                position += 1
+                self._db.execute("INSERT INTO queries VALUES (?, ?, ?)", (qid, text, position))
+                ids.add(qid)
+                known.add(words)
+                report.added += 1
+        return report
+
+    def queries(self) -> list[tuple[str, str]]:
+        """``(id, text)`` of every query, in the order they were added."""
+        return list(self._db.execute("SELECT qid, text FROM queries ORDER BY position"))
+
+    def add_annotator(self, name: str) -> None:
+        if not name.strip() or "\t" in name or "\n" in name:
+            raise QsegError(f"annotator id {name!r}: one line of text, no tab")
+        with self._db:
+            self._db.execute(
+                "INSERT OR IGNORE INTO annotators VALUES (?, ?)", (name.strip(), time.time())
+            )
+
+    def save(self, annotator: str, qid: str, mode: str, value: str) -> None:
+        """Save an answer (pipe text for ``flat``, bracket text for ``nested``) after checking
+        that it segments the query's words."""
+        if mode not in MODES:
+            raise QsegError(f"mode must be flat or nested, not {mode!r}")
+        row = self._db.execute("SELECT text FROM queries WHERE qid = ?", (qid,)).fetchone()
+        if row is None:
+            raise QsegError(f"no query {qid!r} in {self.path}")
+        structure = parse_answer(mode, value)
+        if structure.words != normalize(row[0]):
+            raise QsegError(f"the answer's words are not those of query {qid}: {value!r}")
+        name = annotator.strip()
+        if not self._db.execute("SELECT 1 FROM annotators WHERE name = ?", (name,)).fetchone():
+            raise QsegError(f"no annotator {name!r} in {self.path}")
+        text = structure.to_pipe() if mode == "flat" else structure.to_brackets()  # type: ignore[union-attr]
+        with self._db:
+            self._db.execute(
+                "INSERT INTO annotations (qid, annotator, mode, value, saved) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (qid, name, mode, text, time.time()),
+            )
+
+    def answers(self, mode: str) -> Iterator[tuple[str, str, str]]:
+        """``(query id, annotator, answer)``: each annotator's latest answer, in query order."""
+        yield from self._db.execute(
+            "SELECT a.qid, a.annotator, a.value FROM annotations a JOIN queries q USING (qid) "
+            "WHERE a.mode = ? AND a.id = (SELECT MAX(id) FROM annotations b WHERE "
+            "b.qid = a.qid AND b.annotator = a.annotator AND b.mode = a.mode) "
+            "ORDER BY q.position, a.annotator",
+            (mode,),
+        )
+
+    def export_table(self, mode: str) -> str:
+        """The latest answers as ``item<TAB>annotator<TAB>segmentation`` lines."""
+        return "".join(f"{q}\t{a}\t{v}\n" for q, a, v in self.answers(mode))
+
+
+def parse_answer(mode: str, value: str) -> Segmentation | NestedSegmentation:
+    """An answer as the structure it names, or one line saying why it is none."""
+    try:
+        if mode == "flat":
+            return Segmentation.from_pipe(value)
+        return NestedSegmentation.from_brackets(value)
+    except (SegmentationError, QsegError) as exc:
+        raise QsegError(f"{mode} answer {value!r}: {exc}") from None
+
+
+def _connect(path: str | Path) -> sqlite3.Connection:
+    try:
+        db = sqlite3.connect(str(path), timeout=30, isolation_level=None)
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA foreign_keys = ON")
+    except sqlite3.DatabaseError as exc:
+        raise ProjectError(f"{path}: not a qseg annotation project ({exc})") from None
+    db.isolation_level = ""  # transactions by `with db:`
+    return db
