@@ -288,19 +288,16 @@ def _run_on_spark(args: argparse.Namespace, segmenter: Segmenter, syntax: Syntax
     from qseg.integrations import spark as on_spark
 
     on_spark.check_paths(args.queries, args.output)
-    on_spark.check_master(args.master or "local[*]")
+    options = {
+        "fmt": args.format,
+        "syntax": syntax,
+        "k": args.k,
+        "skip_bad": args.skip_bad_lines,
+    }
     with on_spark.spark_session(args.master) as session:
         if args.input_format == "parquet":
             on_spark.segment_parquet(
-                session,
-                args.queries,
-                args.output,
-                args.column,
-                segmenter,
-                fmt=args.format,
-                syntax=syntax,
-                k=args.k,
-                skip_bad=args.skip_bad_lines,
+                session, args.queries, args.output, args.column, segmenter, **options
             )
             note(f"segmented {args.column} of {', '.join(args.queries)} into {args.output}")
             return
@@ -309,11 +306,8 @@ def _run_on_spark(args: argparse.Namespace, segmenter: Segmenter, syntax: Syntax
             args.queries,
             args.output,
             segmenter,
-            fmt=args.format,
-            syntax=syntax,
-            k=args.k,
-            skip_bad=args.skip_bad_lines,
             marker=args.bad_line_marker or "",
+            **options,
         )
     note(f"{outcome.lines:,} lines written into {args.output} (part files, in order)")
     if outcome.bad:

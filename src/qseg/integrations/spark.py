@@ -23,7 +23,6 @@ import re
 import shutil
 import socket
 import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,12 +32,13 @@ from typing import Any
 from qseg.corpora.query_lines import query_record
 from qseg.errors import InputError, PathError, QsegError
 from qseg.integrations.syntax import Syntax, renderer
-from qseg.jvm import log4j_config
 from qseg.query import QueryError, normalize
 from qseg.resources._store import StoreView, _reopen_view
+from qseg.resources.build.spark_engine import scratch_session
 from qseg.segmenters.base import Segmenter
 from qseg.segmenters.records import (
     BATCH,
+    Record,
     Skipped,
     format_result,
     format_skipped,
@@ -124,32 +124,12 @@ def spark_session(master: str | None = None) -> Iterator[Any]:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     master = master or "local[*]"
     check_master(master)
-    try:
-        from pyspark.sql import SparkSession
-    except ImportError:
-        raise QsegError("segmenting on Spark needs PySpark: pip install 'qseg[spark]'") from None
-    scratch = Path(tempfile.mkdtemp(prefix="qseg-spark-"))
-    log4j = log4j_config(scratch, "spark")
-    os.environ["SPARK_LOCAL_DIRS"] = str(scratch)
-    if master.startswith("local"):
+    local = master.startswith("local")
+    if local:
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    builder = (
-        SparkSession.builder.master(master)
-        .appName("qseg segment")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{log4j}")
-    )
-    if master.startswith("local"):
-        builder = builder.config("spark.driver.bindAddress", "127.0.0.1").config(
-            "spark.driver.host", "127.0.0.1"
-        )
-    session = builder.getOrCreate()
-    try:
+    missing = "segmenting on Spark needs PySpark: pip install 'qseg[spark]'"
+    with scratch_session(master, "qseg segment", {}, local=local, missing=missing) as session:
         yield session
-    finally:
-        session.stop()
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
 _LOCAL = re.compile(r"local(\[(\d+|\*)(,\d+)?\])?")
@@ -270,11 +250,8 @@ def segment_parquet(
         errors="skip" if skip_bad else "raise",
         k=k,
     )
-    try:
+    with _writing(output):
         done.write.parquet(output)
-    except Exception as exc:
-        shutil.rmtree(output, ignore_errors=True)
-        raise QsegError(spark_error(exc)) from None
 
 
 # -- qseg segment --engine spark --------------------------------------------------------------
@@ -283,7 +260,8 @@ def segment_parquet(
 @dataclass(frozen=True)
 class Outcome:
     """What a run on Spark did: lines written, bad lines (count and the first few), and how
-    many times a Python worker opened the segmenter."""
+    many times a Python worker opened the segmenter (counted by accumulators as the tasks
+    run: a task Spark runs again counts again)."""
 
     lines: int
     bad: int
@@ -317,6 +295,7 @@ def segment_files(
     bad = sc.accumulator(0)
     examples = sc.accumulator([], _FirstFew())
     workers = sc.accumulator(set(), _Union())
+    written = sc.accumulator(0)
     numbered = None
     for path in inputs:
         raw = spark.read.option("lineSep", "\n").text(path).select(F.col("value").cast("binary"))
@@ -328,40 +307,46 @@ def segment_files(
     def partition(rows: Iterator[tuple[str, int, bytes]]) -> Iterator[str]:
         chosen = opened(shipment.value, loads)
         workers.add({os.getpid()})
-        records: list[Any] = []
-        for path, lineno, raw in rows:
-            try:
-                records.append(query_record(raw, lineno, path))
-            except InputError as exc:
-                if not skip_bad:
-                    raise
-                bad.add(1)
-                examples.add([str(exc)])
-                records.append(Skipped(lineno, exc))
-        results = segment_records(chosen, records, k=k, scores=fmt == "json", batch=BATCH)
-        for result in results:
+        records = _records(rows, skip_bad, bad, examples)
+        for result in segment_records(chosen, records, k=k, scores=fmt == "json", batch=BATCH):
             if isinstance(result, Skipped):
-                yield format_skipped(result, fmt, marker).removesuffix("\n")
+                text = format_skipped(result, fmt, marker)
             else:
-                yield format_result(result, fmt, render).removesuffix("\n")
+                text = format_result(result, fmt, render)
+            written.add(text.count("\n"))
+            yield text.removesuffix("\n")
 
     assert numbered is not None
-    try:
+    with _writing(output):
         numbered.mapPartitions(partition).saveAsTextFile(output)
+    return Outcome(written.value, bad.value, examples.value, loads.value, len(workers.value))
+
+
+def _records(
+    rows: Iterator[tuple[str, int, bytes]], skip_bad: bool, bad: Any, examples: Any
+) -> Iterator[Record | Skipped]:
+    """Each line's record, as it comes; a bad line raises, or with ``skip_bad`` is counted
+    and kept in its place."""
+    for path, lineno, raw in rows:
+        try:
+            yield query_record(raw, lineno, path)
+        except InputError as exc:
+            if not skip_bad:
+                raise
+            bad.add(1)
+            examples.add([str(exc)])
+            yield Skipped(lineno, exc)
+
+
+@contextmanager
+def _writing(output: str) -> Iterator[None]:
+    """A Spark job writing ``output``: if it fails, the folder is removed and the error is one
+    line."""
+    try:
+        yield
     except Exception as exc:
         shutil.rmtree(output, ignore_errors=True)
         raise QsegError(spark_error(exc)) from None
-    lines = _count_lines(Path(output))
-    return Outcome(lines, bad.value, examples.value, loads.value, len(workers.value))
-
-
-def _count_lines(folder: Path) -> int:
-    total = 0
-    for part in sorted(folder.glob("part-*")):
-        with open(part, "rb") as handle:
-            while block := handle.read(1 << 20):
-                total += block.count(b"\n")
-    return total
 
 
 def check_paths(inputs: list[str], output: str) -> None:

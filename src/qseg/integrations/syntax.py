@@ -88,15 +88,16 @@ def quoted_segments(segmentation: Segmentation, quote: Collection[int] | None) -
 def render(segmentation: Segmentation, syntax: Syntax) -> str | dict[str, Any]:
     """The segmentation in ``syntax``: a query string, or for ``es-dsl`` a search body."""
     quoted = quoted_segments(segmentation, syntax.quote)
-    phrases = [s for s, q in zip(segmentation.segments, quoted, strict=True) if q]
-    if syntax.plain:
-        words = list(segmentation.words)
-    else:
-        words = [w for s, q in zip(segmentation.segments, quoted, strict=True) if not q for w in s]
     if syntax.name == "lucene":
         return lucene(segmentation.segments, quoted, syntax)
     if syntax.name == "terrier":
         return terrier(segmentation.segments, quoted, syntax.plain)
+    pairs = list(zip(segmentation.segments, quoted, strict=True))
+    phrases = [segment for segment, phrase in pairs if phrase]
+    if syntax.plain:
+        words = list(segmentation.words)
+    else:
+        words = [word for segment, phrase in pairs if not phrase for word in segment]
     return es_dsl(phrases, words, syntax)
 
 

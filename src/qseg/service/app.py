@@ -326,9 +326,10 @@ class Gate:
             await send(message)
 
         try:
-            refusal = self._check(scope)
+            headers = dict(scope["headers"])
+            refusal = self._check(scope, headers)
             if refusal is None:
-                body, refusal = await self._read(scope, receive)
+                body, refusal = await self._read(scope, headers, receive)
             if refusal is not None:
                 await refusal.response()(scope, receive, sending)
                 return
@@ -336,11 +337,11 @@ class Gate:
         finally:
             metrics.observe_request(route, status, time.perf_counter() - start)
 
-    def _check(self, scope: Scope) -> Refusal | None:
+    def _check(self, scope: Scope, headers: dict[bytes, bytes]) -> Refusal | None:
         if scope["path"] == OPEN:
             return None
         if self.token is not None:
-            given = dict(scope["headers"]).get(b"authorization", b"")
+            given = headers.get(b"authorization", b"")
             scheme, _, value = given.partition(b" ")
             if scheme.lower() != b"bearer" or not secrets.compare_digest(value, self.token):
                 return Refusal(
@@ -352,19 +353,14 @@ class Gate:
             return Refusal(503, "shutting down: send the request to another worker")
         return None
 
-    async def _read(self, scope: Scope, receive: Receive) -> tuple[bytes, Refusal | None]:
+    async def _read(
+        self, scope: Scope, headers: dict[bytes, bytes], receive: Receive
+    ) -> tuple[bytes, Refusal | None]:
         """The whole body, or a 413 as soon as it is over the limit (by its Content-Length,
         else by what has come)."""
-        headers = dict(scope["headers"])
-        too_big = Refusal(
-            413,
-            f"the body is over the limit of {self.max_body} bytes (--max-body)",
-            field="body",
-            limit=self.max_body,
-        )
         length = headers.get(b"content-length")
         if length is not None and length.isdigit() and int(length) > self.max_body:
-            return b"", too_big
+            return b"", self._too_big()
         chunks, size = [], 0
         while True:
             message = await receive()
@@ -373,7 +369,7 @@ class Gate:
             chunks.append(message.get("body", b""))
             size += len(chunks[-1])
             if size > self.max_body:
-                return b"", too_big
+                return b"", self._too_big()
             if not message.get("more_body"):
                 break
         if scope["method"] == "POST":
@@ -381,6 +377,14 @@ class Gate:
                 (b"content-type", b"application/json")
             ]
         return b"".join(chunks), None
+
+    def _too_big(self) -> Refusal:
+        return Refusal(
+            413,
+            f"the body is over the limit of {self.max_body} bytes (--max-body)",
+            field="body",
+            limit=self.max_body,
+        )
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

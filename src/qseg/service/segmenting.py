@@ -45,10 +45,9 @@ def answer(
     engine's query syntax)."""
     records = [(None, query) for query in queries]
     if nested:
-        trees = nest_records(segmenter, records, refused=_refused)
-        answered = [(record, tree) for record, (_, tree) in zip(records, trees, strict=True)]
-        lines = [format_nested(None, tree, fmt) for _, tree in answered]
-        return [_without_id(nested_record(None, tree)) for _, tree in answered], "".join(lines)
+        trees = [tree for _, tree in nest_records(segmenter, records, refused=_refused)]  # type: ignore[misc]
+        text = "".join(format_nested(None, tree, fmt) for tree in trees)
+        return [_without_id(nested_record(None, tree)) for tree in trees], text
     results: list[Result] = list(
         segment_records(segmenter, records, k=k, scores=fmt == "json", batch=BATCH)  # type: ignore[arg-type]
     )

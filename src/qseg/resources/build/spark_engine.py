@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -51,29 +52,48 @@ def spark_session(master: str | None, threads: int | None, memory_limit: str | N
     In local mode everything runs in the driver, so ``memory_limit`` becomes the driver's JVM
     heap; the JVM needs about 1 GB more of its own.
     """
+    os.environ["PYSPARK_PYTHON"] = sys.executable  # workers must run this interpreter
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    settings = {
+        "spark.driver.memory": _spark_memory(memory_limit),
+        "spark.sql.catalogImplementation": "in-memory",
+        "spark.sql.shuffle.partitions": str(max(4, 2 * (threads or 2))),
+    }
+    with scratch_session(
+        master or f"local[{threads or os.cpu_count() or 1}]",
+        "qseg build",
+        settings,
+        local=not master,
+        missing="the Spark engine needs PySpark: pip install 'qseg[spark]' (and Java 17+)",
+    ) as spark:
+        yield spark
+
+
+@contextmanager
+def scratch_session(
+    master: str, app: str, settings: dict[str, str], *, local: bool, missing: str
+) -> Iterator[Any]:
+    """A Spark session with a scratch folder of its own (its local dirs and warehouse,
+    removed at the end with the session stopped), Spark's logging kept to errors, the driver
+    bound to 127.0.0.1 when ``local``; ``missing``: the error without PySpark."""
     try:
         from pyspark.sql import SparkSession
     except ImportError:
-        raise QsegError(
-            "the Spark engine needs PySpark: pip install 'qseg[spark]' (and Java 17+)"
-        ) from None
+        raise QsegError(missing) from None
     scratch = Path(tempfile.mkdtemp(prefix="qseg-spark-"))
-    os.environ["PYSPARK_PYTHON"] = sys.executable  # workers must run this interpreter
     os.environ["SPARK_LOCAL_DIRS"] = str(scratch)
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     log4j = log4j_config(scratch, "spark")
     builder = (
-        SparkSession.builder.master(master or f"local[{threads or os.cpu_count() or 1}]")
-        .appName("qseg build")
+        SparkSession.builder.master(master)
+        .appName(app)
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.memory", _spark_memory(memory_limit))
         .config("spark.sql.warehouse.dir", str(scratch / "warehouse"))
-        .config("spark.sql.catalogImplementation", "in-memory")
-        .config("spark.sql.shuffle.partitions", str(max(4, 2 * (threads or 2))))
         .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{log4j}")
     )
-    if not master:
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    if local:
         builder = builder.config("spark.driver.bindAddress", "127.0.0.1").config(
             "spark.driver.host", "127.0.0.1"
         )
