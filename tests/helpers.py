@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import gzip
 import os
+import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from qseg.resources import NgramCounts, TitleSet
@@ -107,3 +110,61 @@ KRIPPENDORFF_2011 = """unit\tjudgeA\tjudgeB\tjudgeC\tjudgeD
 11\t\t\t1\t1
 12\t\t3\t\t
 """
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Server:
+    """``qseg serve ARGS`` (or another serving command, ``qseg annotate``) started on a free
+    port, ready when ``/readyz`` says so."""
+
+    def __init__(
+        self,
+        *args: str,
+        token: str | None = None,
+        env: dict[str, str] | None = None,
+        command: str = "serve",
+    ):
+        import httpx
+
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.token = token
+        command_line = [sys.executable, "-m", "qseg", command, "--port", str(self.port), *args]
+        self.process = subprocess.Popen(
+            command_line,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=os.environ | (env or {}),
+            start_new_session=True,
+        )
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self.http = httpx.Client(base_url=self.url, headers=headers, timeout=60)
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"qseg serve exited: {self.process.stderr.read().decode()}")
+            try:
+                if self.http.get("/readyz").status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise AssertionError("qseg serve was not ready within 180 s")
+
+    def stop(self) -> str:
+        """SIGTERM, then the server's stderr once it has exited."""
+        self.http.close()
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(60)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+        return self.process.stderr.read().decode()

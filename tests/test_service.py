@@ -9,7 +9,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -19,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from conftest import webis_file
-from helpers import assert_one_line_error, out, qseg
+from helpers import Server, assert_one_line_error, free_port, out, qseg
 
 httpx = pytest.importorskip("httpx", reason="the service needs the serve extra")
 pytest.importorskip("fastapi", reason="the service needs the serve extra")
@@ -29,55 +28,6 @@ from qseg.service import Client, ServiceError  # noqa: E402
 WIKI = "wiki(unseen_titles=true)"
 SERVED = ["default", WIKI, "naive"]
 LIMITS = {"batch": 100, "words": 30, "chars": 300, "body": 64_000, "k": 20}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class Server:
-    """``qseg serve ARGS`` started on a free port, ready when ``/readyz`` says so."""
-
-    def __init__(self, *args: str, token: str | None = None, env: dict[str, str] | None = None):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.token = token
-        command = [sys.executable, "-m", "qseg", "serve", "--port", str(self.port), *args]
-        self.process = subprocess.Popen(
-            command,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=os.environ | (env or {}),
-            start_new_session=True,
-        )
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        self.http = httpx.Client(base_url=self.url, headers=headers, timeout=60)
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise AssertionError(f"qseg serve exited: {self.process.stderr.read().decode()}")
-            try:
-                if self.http.get("/readyz").status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.2)
-        self.stop()
-        raise AssertionError("qseg serve was not ready within 180 s")
-
-    def stop(self) -> str:
-        """SIGTERM, then the server's stderr once it has exited."""
-        self.http.close()
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(60)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
-        return self.process.stderr.read().decode()
 
 
 @pytest.fixture(scope="module")

@@ -36,7 +36,10 @@ NEW_FILE_MODE = 0o666 & ~_umask()
 means setting it, which would race other threads if done at each write."""
 
 
-def _open_binary(path: Path) -> BinaryIO:
+def open_binary(path: StrPath) -> BinaryIO:
+    """A file opened for reading bytes (a ``.gz`` one decompressed), or one line naming it
+    and why it cannot be."""
+    path = Path(path)
     try:
         if path.suffix == ".gz":
             return gzip.open(path, "rb")  # type: ignore[return-value]
@@ -122,7 +125,7 @@ def iter_stream(stream: BinaryIO, source: str) -> Iterator[tuple[int, str]]:
 def read_lines(path: StrPath) -> Iterator[tuple[int, str]]:
     """Yield ``(line_number, text)`` for every line of a UTF-8 file (``.gz`` is decompressed)."""
     p = Path(path)
-    with _open_binary(p) as stream:
+    with open_binary(p) as stream:
         yield from iter_stream(stream, str(p))
 
 

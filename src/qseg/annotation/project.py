@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from qseg.corpora.annotations import Annotations
 from qseg.corpora.query_lines import query_record
 from qseg.errors import DataError, InputError, PathError, QsegError
 from qseg.query import normalize
@@ -27,6 +28,13 @@ from qseg.segmentation import NestedSegmentation, Segmentation, SegmentationErro
 SCHEMA_VERSION = 1
 APPLICATION = "qseg annotation project"
 MODES = ("flat", "nested")
+MAX_WORDS = 64
+"""The longest query a project takes: longer ones are refused when added (nobody brackets a
+paragraph, and the page shows every gap)."""
+SETTINGS = {"prefill": "", "expert": "0"}
+"""Project settings and their defaults: ``prefill`` the method spec whose segmentation the flat
+page starts from (empty: none, for unbiased gold), ``expert`` ``1`` to allow nested nodes of more
+than two parts (as in paper 001's authors' files)."""
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -56,6 +64,26 @@ class QueryReport:
 
     added: int = 0
     duplicates: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Record:
+    """One answer to import: a query (id and text), who gave the answer, and the answer."""
+
+    qid: str
+    text: str
+    annotator: str
+    mode: str
+    value: str
+
+
+@dataclass
+class ImportReport:
+    """What an import did: queries added, answers saved, records refused (one line each)."""
+
+    queries: int = 0
+    answers: int = 0
     refused: list[str] = field(default_factory=list)
 
 
@@ -104,6 +132,23 @@ class Project:
     def close(self) -> None:
         self._db.close()
 
+    def __enter__(self) -> Project:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def settings(self) -> dict[str, str]:
+        """Every setting, the default where none was set."""
+        rows = self._db.execute("SELECT key, value FROM meta WHERE key LIKE 'setting.%'")
+        return SETTINGS | {key.removeprefix("setting."): value for key, value in rows}
+
+    def set_setting(self, key: str, value: str) -> None:
+        if key not in SETTINGS:
+            raise QsegError(f"no project setting {key!r}; settings: {', '.join(SETTINGS)}")
+        with self._db:
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"setting.{key}", value))
+
     def add_queries(self, lines: Iterable[bytes], source: str) -> QueryReport:
         """Add ``[id<TAB>]query`` lines (a line without an id gets its line number): a bad
         line is refused and a query already there (same id or same words) left out, each
@@ -121,6 +166,12 @@ class Project:
                     continue
                 qid = ident if ident is not None else str(lineno)
                 words = " ".join(normalize(text))
+                if words.count(" ") >= MAX_WORDS:
+                    report.refused.append(
+                        f"{source}:{lineno}: {words.count(' ') + 1} words; a project takes "
+                        f"queries of at most {MAX_WORDS}"
+                    )
+                    continue
                 if qid in ids or words in known:
                     report.duplicates.append(f"{source}:{lineno}: {qid} {text!r}")
                     continue
@@ -135,17 +186,63 @@ class Project:
         """``(id, text)`` of every query, in the order they were added."""
         return list(self._db.execute("SELECT qid, text FROM queries ORDER BY position"))
 
+    def query_count(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM queries").fetchone()[0])
+
+    def query_at(self, index: int) -> tuple[str, str] | None:
+        """``(id, text)`` of the query at ``index`` (0-based, in the order added)."""
+        return self._db.execute(
+            "SELECT qid, text FROM queries ORDER BY position LIMIT 1 OFFSET ?", (index,)
+        ).fetchone()
+
+    def annotators(self) -> list[str]:
+        return [name for (name,) in self._db.execute("SELECT name FROM annotators ORDER BY added")]
+
+    def answer(self, annotator: str, qid: str, mode: str) -> str | None:
+        """An annotator's latest answer to a query, if any."""
+        row = self._db.execute(
+            "SELECT value FROM annotations WHERE qid = ? AND annotator = ? AND mode = ? "
+            "ORDER BY id DESC LIMIT 1",
+            (qid, annotator, mode),
+        ).fetchone()
+        return None if row is None else row[0]
+
+    def answered(self, annotator: str, mode: str) -> list[bool]:
+        """Per query, in order, whether the annotator has answered it."""
+        rows = self._db.execute(
+            "SELECT EXISTS (SELECT 1 FROM annotations a WHERE a.qid = q.qid AND "
+            "a.annotator = ? AND a.mode = ?) FROM queries q ORDER BY q.position",
+            (annotator, mode),
+        )
+        return [bool(done) for (done,) in rows]
+
+    def last_change(self) -> int:
+        """An id that grows with every saved answer: what a page polls to see news."""
+        return int(self._db.execute("SELECT COALESCE(MAX(id), 0) FROM annotations").fetchone()[0])
+
     def add_annotator(self, name: str) -> None:
+        with self._db:
+            self._insert_annotator(name)
+
+    def _insert_annotator(self, name: str) -> str:
         if not name.strip() or "\t" in name or "\n" in name:
             raise QsegError(f"annotator id {name!r}: one line of text, no tab")
-        with self._db:
-            self._db.execute(
-                "INSERT OR IGNORE INTO annotators VALUES (?, ?)", (name.strip(), time.time())
-            )
+        self._db.execute(
+            "INSERT OR IGNORE INTO annotators VALUES (?, ?)", (name.strip(), time.time())
+        )
+        return name.strip()
 
     def save(self, annotator: str, qid: str, mode: str, value: str) -> None:
         """Save an answer (pipe text for ``flat``, bracket text for ``nested``) after checking
         that it segments the query's words."""
+        name = annotator.strip()
+        if not self._db.execute("SELECT 1 FROM annotators WHERE name = ?", (name,)).fetchone():
+            raise QsegError(f"no annotator {name!r} in {self.path}")
+        expert = self.settings()["expert"] == "1"
+        with self._db:
+            self._insert_answer(name, qid, mode, value, expert)
+
+    def _insert_answer(self, name: str, qid: str, mode: str, value: str, expert: bool) -> None:
         if mode not in MODES:
             raise QsegError(f"mode must be flat or nested, not {mode!r}")
         row = self._db.execute("SELECT text FROM queries WHERE qid = ?", (qid,)).fetchone()
@@ -154,16 +251,49 @@ class Project:
         structure = parse_answer(mode, value)
         if structure.words != normalize(row[0]):
             raise QsegError(f"the answer's words are not those of query {qid}: {value!r}")
-        name = annotator.strip()
-        if not self._db.execute("SELECT 1 FROM annotators WHERE name = ?", (name,)).fetchone():
-            raise QsegError(f"no annotator {name!r} in {self.path}")
-        text = structure.to_pipe() if mode == "flat" else structure.to_brackets()  # type: ignore[union-attr]
-        with self._db:
-            self._db.execute(
-                "INSERT INTO annotations (qid, annotator, mode, value, saved) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (qid, name, mode, text, time.time()),
+        if isinstance(structure, NestedSegmentation) and not structure.is_binary and not expert:
+            raise QsegError(
+                f"{value!r} has a node of more than two parts; this project asks for binary "
+                "trees (the expert setting allows others)"
             )
+        text = str(structure)  # pipe text of a flat, bracket text of a nested answer
+        self._db.execute(
+            "INSERT INTO annotations (qid, annotator, mode, value, saved) VALUES (?, ?, ?, ?, ?)",
+            (qid, name, mode, text, time.time()),
+        )
+
+    def import_records(self, records: Iterable[Record], source: str) -> ImportReport:
+        """Add imported answers in one transaction: a query not in the project is added, one
+        whose id is known must have the same words; annotators are added as they come. A
+        record that does not fit is refused and reported, the others saved. Imported trees
+        may have nodes of more than two parts (the authors' nested files do)."""
+        report = ImportReport()
+        known = {qid: normalize(text) for qid, text in self.queries()}
+        (position,) = self._db.execute("SELECT COALESCE(MAX(position), 0) FROM queries").fetchone()
+        with self._db:
+            for record in records:
+                try:
+                    words = normalize(record.text)
+                    if record.qid not in known:
+                        position += 1
+                        self._db.execute(
+                            "INSERT INTO queries VALUES (?, ?, ?)",
+                            (record.qid, record.text, position),
+                        )
+                        known[record.qid] = words
+                        report.queries += 1
+                    elif known[record.qid] != words:
+                        raise QsegError(
+                            f"the project's query {record.qid} is "
+                            f"{' '.join(known[record.qid])!r}, not {' '.join(words)!r}"
+                        )
+                    name = self._insert_annotator(record.annotator)
+                    self._insert_answer(name, record.qid, record.mode, record.value, True)
+                except QsegError as exc:
+                    report.refused.append(f"{source}: {record.qid} by {record.annotator}: {exc}")
+                    continue
+                report.answers += 1
+        return report
 
     def answers(self, mode: str) -> Iterator[tuple[str, str, str]]:
         """``(query id, annotator, answer)``: each annotator's latest answer, in query order."""
@@ -175,9 +305,26 @@ class Project:
             (mode,),
         )
 
+    def records(self, mode: str) -> Iterator[Record]:
+        """The latest answers with their queries' text, for exports that carry the text."""
+        texts = dict(self.queries())
+        for qid, annotator, value in self.answers(mode):
+            yield Record(qid, texts[qid], annotator, mode, value)
+
     def export_table(self, mode: str) -> str:
         """The latest answers as ``item<TAB>annotator<TAB>segmentation`` lines."""
         return "".join(f"{q}\t{a}\t{v}\n" for q, a, v in self.answers(mode))
+
+
+def records_of(annotations: Annotations) -> Iterator[Record]:
+    """Annotations read by :func:`qseg.corpora.annotations.read_annotations` as records to
+    import (a query's text is its words)."""
+    for item, annots in annotations.items():
+        for annotation in annots:
+            s = annotation.segmentation
+            mode = "nested" if isinstance(s, NestedSegmentation) else "flat"
+            value = s.to_brackets() if isinstance(s, NestedSegmentation) else s.to_pipe()
+            yield Record(item, " ".join(s.words), annotation.annotator, mode, value)
 
 
 def parse_answer(mode: str, value: str) -> Segmentation | NestedSegmentation:

@@ -40,6 +40,10 @@ COMMANDS = {
     "agree": ("agree", "agreement of annotators: Krippendorff's alpha, S, biases (paper 001)"),
     "methods": ("methods", "list the segmentation methods (and which are trained first)"),
     "serve": ("serve", "serve the segmenters over HTTP (pip install 'qseg[serve]')"),
+    "annotate": (
+        "annotate",
+        "annotate queries in the browser, flat and nested; agreement; export (qseg[serve])",
+    ),
 }
 """Subcommand -> (its module in this package, one line of help)."""
 

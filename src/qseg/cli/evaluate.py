@@ -20,14 +20,16 @@ def configure(ev: argparse.ArgumentParser) -> None:
         "Matching metrics of paper 003 for each SEGFILE (`id<TAB>seg|ments`, "
         "named NAME=FILE or by file stem) and each --system NAME=SPEC (a method spec or a "
         "saved model, run on the gold queries) against the gold file (Webis crowd votes, "
-        "`id<TAB>seg|ments` or QueryNER .jsonl, read as `qseg train --gold` reads it)."
+        "`id<TAB>seg|ments`, an annotation table `item<TAB>annotator<TAB>seg|ments` (each "
+        "annotator a vote) or QueryNER .jsonl, read as `qseg train --gold` reads it)."
     )
     ev.add_argument("segfiles", nargs="*", metavar="SEGFILE")
     ev.add_argument(
         "--gold",
         required=True,
         metavar="FILE",
-        help="Webis crowd votes, id<TAB>seg|ments, or QueryNER .jsonl",
+        help="Webis crowd votes, id<TAB>seg|ments, item<TAB>annotator<TAB>seg|ments, or "
+        "QueryNER .jsonl",
     )
     ev.add_argument(
         "--system",

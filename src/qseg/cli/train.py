@@ -34,7 +34,9 @@ def configure(train: argparse.ArgumentParser) -> None:
         "--gold",
         required=True,
         metavar="FILE",
-        help="Webis crowd votes (every vote counts), id<TAB>seg|ments, or QueryNER .jsonl",
+        help="Webis crowd votes (every vote counts), id<TAB>seg|ments, "
+        "item<TAB>annotator<TAB>seg|ments (each annotator a vote; qseg annotate --export), or "
+        "QueryNER .jsonl",
     )
     add_resource_flags(train, probabilities=False, querylog=False)
     train.add_argument("--pos", metavar="FILE", help="part-of-speech tags by query id (Webis)")

@@ -1,20 +1,23 @@
 """Training data for the supervised segmenters: annotated queries, their labels and tags.
 
-Gold annotations come as Webis crowd votes (every vote counts), ``id<TAB>seg|ments`` lines or a
-QueryNER ``.jsonl`` file (:func:`read_gold`, which ``qseg evaluate`` reads too); a query file may
-choose a subset of them (and must agree with their words); a part-of-speech tag file (the Webis
-form, by query id) may add tags.
+Gold annotations come as Webis crowd votes (every vote counts), ``id<TAB>seg|ments`` lines,
+``item<TAB>annotator<TAB>seg|ments`` tables (an annotation project's export: each annotator a
+vote) or a QueryNER ``.jsonl`` file (:func:`read_gold`, which ``qseg evaluate`` reads too); a
+query file may choose a subset of them (and must agree with their words); a part-of-speech tag
+file (the Webis form, by query id) may add tags.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
+from qseg.corpora.annotations import read_annotation_table
 from qseg.corpora.queryner import read_queryner
 from qseg.corpora.webis import aligned_tags, read_queries, read_references, read_tags
 from qseg.errors import QsegError
-from qseg.fileio import StrPath
-from qseg.segmentation import Reference, Target, target_words
+from qseg.fileio import StrPath, read_lines
+from qseg.segmentation import Reference, Segmentation, Target, target_words
 
 
 @dataclass(frozen=True)
@@ -36,10 +39,31 @@ class TrainingData:
 def read_gold(path: StrPath) -> dict[str, list[Reference]]:
     """Query id -> gold references of any gold file: a QueryNER ``.jsonl`` file (told by its
     name; each query one reference with one vote), else Webis crowd votes or
-    ``id<TAB>seg|ments`` lines. Training and evaluation read gold files through this alone."""
+    ``id<TAB>seg|ments`` lines or ``item<TAB>annotator<TAB>seg|ments`` tables. Training and
+    evaluation read gold files through this alone."""
     if str(path).endswith(".jsonl"):
         return {k: [Reference(v.segmentation, 1)] for k, v in read_queryner(path).items()}
+    first = next(read_lines(path), None)
+    if first is not None and first[1].count("\t") == 2:
+        return _votes_of_table(path)
     return read_references(path)
+
+
+def _votes_of_table(path: StrPath) -> dict[str, list[Reference]]:
+    """An annotation table as crowd votes: each distinct flat segmentation of an item with the
+    number of annotators who gave it, the most given first."""
+    gold: dict[str, list[Reference]] = {}
+    for item, annots in read_annotation_table(path).items():
+        votes: Counter[Segmentation] = Counter()
+        for annotation in annots:
+            if not isinstance(annotation.segmentation, Segmentation):
+                raise QsegError(
+                    f"{path}: item {item!r} is nested (bracket text); gold for training and "
+                    "evaluation is flat: export the flat mode"
+                )
+            votes[annotation.segmentation] += 1
+        gold[item] = [Reference(s, n) for s, n in votes.most_common()]
+    return gold
 
 
 def read_training_data(

@@ -17,15 +17,21 @@ import traceback
 from collections.abc import Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from http.cookies import CookieError, SimpleCookie
+from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import quote
 
-from fastapi import Body, FastAPI, Request
+from fastapi import Body, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 
 from qseg._version import VERSION
-from qseg.errors import QsegError
+from qseg.errors import NotFound, QsegError
 from qseg.integrations.syntax import SYNTAXES, Syntax
 from qseg.service import metrics
 from qseg.service.config import ServiceConfig
@@ -33,15 +39,44 @@ from qseg.service.schemas import ErrorBody, Methods, SegmentResponse, Status, re
 from qseg.service.segmenting import TooLongToNest, answer
 from qseg.service.served import Served, open_served
 
+STATIC = Path(__file__).parent / "static"
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-ROUTES = ("/segment", "/methods", "/healthz", "/readyz", "/metrics", "/openapi.json", "/docs")
+ROUTES = (
+    "/segment",
+    "/methods",
+    "/healthz",
+    "/readyz",
+    "/metrics",
+    "/openapi.json",
+    "/docs",
+    "/login",
+)
+ANNOTATION_ROUTES = (
+    "/",
+    "/flat",
+    "/nested",
+    "/agreement",
+    "/api/project",
+    "/api/annotators",
+    "/api/item",
+    "/api/answers",
+    "/api/agreement",
+    "/api/export",
+)
 OPEN = "/healthz"
 """The one route answered without the token and while shutting down."""
+UNGUARDED = ("/healthz", "/login")
+STATIC_PREFIX = "/static/"
+"""Scripts and style sheets: public code, served without the token (the pages are not)."""
+COOKIE = "qseg_token"
+"""A browser cannot send the Authorization header on a page load: the login page sets the
+token as this cookie (HttpOnly, SameSite=Strict), which the gate takes in its place."""
 LIMIT_FLAGS = {
     "batch": "--max-batch",
     "words": "--max-words",
@@ -73,17 +108,25 @@ class Refusal(Exception):
         return JSONResponse(self.body, self.status, headers=self.headers)
 
 
+class Login(BaseModel):
+    token: str
+
+
 def create_app(
-    config: ServiceConfig | None = None, served: dict[str, Served] | None = None
+    config: ServiceConfig | None = None,
+    served: dict[str, Served] | None = None,
+    project: str | None = None,
 ) -> FastAPI:
     """The application serving ``served`` (default: opened from ``config.methods``; a
     configuration from the environment where none is given: :meth:`ServiceConfig.from_env`),
-    for ``uvicorn --factory qseg.service.app:create_app`` as for ``qseg serve``."""
+    for ``uvicorn --factory qseg.service.app:create_app`` as for ``qseg serve``; with the
+    annotation pages of the ``project`` file if one is given (``qseg annotate``)."""
     config = config or ServiceConfig.from_env()
     served = served if served is not None else open_served(config.methods)
     names = list(served)
     limits = config.limits
     state = ServiceState()
+    routes = ROUTES + (ANNOTATION_ROUTES if project else ())
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):  # type: ignore[no-untyped-def]
@@ -91,16 +134,27 @@ def create_app(
         yield
         state.ready = False
 
-    app = FastAPI(
+    app = FastAPIOffline(  # /docs with Swagger UI served by the service itself, not a CDN
         title="qseg",
         version=VERSION,
         summary="Web search query segmentation: new york yankees|tickets",
         lifespan=lifespan,
         docs_url="/docs",
         redoc_url=None,
+        static_url=STATIC_PREFIX + "docs",
+        favicon_url=STATIC_PREFIX + "qseg/favicon.svg",
     )
     app.state.service = state
-    app.add_middleware(Gate, state=state, token=config.token, max_body=limits.body)
+    app.state.routes = routes
+    app.add_middleware(
+        Gate, state=state, token=config.token, max_body=limits.body, routes=frozenset(routes)
+    )
+    app.mount(STATIC_PREFIX + "qseg", StaticFiles(directory=STATIC), name="qseg-static")
+    _add_login(app, config.token)
+    if project is not None:
+        from qseg.service.annotating import annotation_router
+
+        app.include_router(annotation_router(project, served))
     errors = _declared_errors(config.token is not None)
     segment_request = request_model(names, limits.batch, limits.words, limits.chars, limits.k)
 
@@ -168,12 +222,38 @@ def create_app(
         """Prometheus metrics, summed over the workers."""
         return Response(metrics.exposition(), media_type=metrics.CONTENT_TYPE)
 
+    app.add_exception_handler(NotFound, _not_found)
     app.add_exception_handler(Refusal, _refusal)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(QsegError, _qseg_error)
     app.add_exception_handler(Exception, _unexpected)
     return app
+
+
+def _add_login(app: FastAPI, token: str | None) -> None:
+    """``/login``: the page asking for the token, and the routes that check it and set it as
+    the cookie the gate takes (``GET /login?token=...`` is the link ``qseg annotate``
+    prints)."""
+
+    def accepted(given: str, goto: str) -> Response:
+        if token is None or not secrets.compare_digest(given.encode(), token.encode()):
+            raise Refusal(401, "wrong token", headers={"WWW-Authenticate": "Bearer"})
+        answer = RedirectResponse(goto if goto.startswith("/") else "/", 303)
+        answer.set_cookie(COOKIE, token, httponly=True, samesite="strict")
+        return answer
+
+    @app.get("/login", include_in_schema=False)
+    def login_page(
+        token: Annotated[str | None, Query()] = None, next: Annotated[str, Query()] = "/"
+    ) -> Response:
+        if token is None:
+            return FileResponse(STATIC / "login.html", headers={"Cache-Control": "no-cache"})
+        return accepted(token, next)
+
+    @app.post("/login", include_in_schema=False)
+    def login(body: Annotated[Login, Body()], next: Annotated[str, Query()] = "/") -> Response:
+        return accepted(body.token, next)
 
 
 def _syntax(body: Any) -> Syntax | None:
@@ -232,6 +312,10 @@ def _declared_errors(token: bool) -> Callable[[str], dict[int | str, dict[str, A
     return errors
 
 
+async def _not_found(request: Request, exc: Exception) -> Response:
+    return Refusal(404, str(exc)).response()
+
+
 async def _refusal(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, Refusal)
     return exc.response()
@@ -276,7 +360,8 @@ def _limit_flag(field: str, message: str) -> str | None:
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     if exc.status_code == 404:
-        message = f"no route {request.method} {request.url.path}; routes: {', '.join(ROUTES)}"
+        routes = ", ".join(request.app.state.routes)
+        message = f"no route {request.method} {request.url.path}; routes: {routes}"
     elif exc.status_code == 405:
         allowed = (exc.headers or {}).get("Allow", "")
         message = f"{request.method} is not allowed on {request.url.path}; allowed: {allowed}"
@@ -303,12 +388,19 @@ class Gate:
     whatever its Content-Type (``curl -d`` sends a form type), and the metrics."""
 
     def __init__(
-        self, app: ASGIApp, *, state: ServiceState, token: str | None, max_body: int
+        self,
+        app: ASGIApp,
+        *,
+        state: ServiceState,
+        token: str | None,
+        max_body: int,
+        routes: frozenset[str] = frozenset(ROUTES),
     ) -> None:
         self.app = app
         self.state = state
         self.token = token.encode() if token else None
         self.max_body = max_body
+        self.routes = routes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -316,7 +408,9 @@ class Gate:
             return
         start = time.perf_counter()
         path = scope["path"]
-        route = path if path in ROUTES else "other"
+        route = (
+            path if path in self.routes else "static" if path.startswith(STATIC_PREFIX) else "other"
+        )
         status = 500
 
         async def sending(message: Message) -> None:
@@ -331,27 +425,47 @@ class Gate:
             if refusal is None:
                 body, refusal = await self._read(scope, headers, receive)
             if refusal is not None:
-                await refusal.response()(scope, receive, sending)
+                await self._answer(refusal, scope, headers)(scope, receive, sending)
                 return
             await self.app(scope, _replay(body, receive), sending)
         finally:
             metrics.observe_request(route, status, time.perf_counter() - start)
 
     def _check(self, scope: Scope, headers: dict[bytes, bytes]) -> Refusal | None:
-        if scope["path"] == OPEN:
+        path = scope["path"]
+        if path == OPEN:
             return None
-        if self.token is not None:
-            given = headers.get(b"authorization", b"")
-            scheme, _, value = given.partition(b" ")
-            if scheme.lower() != b"bearer" or not secrets.compare_digest(value, self.token):
-                return Refusal(
-                    401,
-                    "this service needs its token: Authorization: Bearer TOKEN",
-                    headers={"WWW-Authenticate": "Bearer"},
-                )
+        unguarded = path in UNGUARDED or path.startswith(STATIC_PREFIX)
+        if self.token is not None and not unguarded and not self._has_token(headers):
+            return Refusal(
+                401,
+                "this service needs its token: Authorization: Bearer TOKEN (in a browser: "
+                "open /login)",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
         if self.state.draining:
             return Refusal(503, "shutting down: send the request to another worker")
         return None
+
+    def _answer(self, refusal: Refusal, scope: Scope, headers: dict[bytes, bytes]) -> Response:
+        """The refusal; a browser asking for a page without the token is sent to sign in."""
+        page = scope["method"] == "GET" and b"text/html" in headers.get(b"accept", b"")
+        if refusal.status == 401 and page:
+            return RedirectResponse("/login?next=" + quote(scope["path"]), 303)
+        return refusal.response()
+
+    def _has_token(self, headers: dict[bytes, bytes]) -> bool:
+        """The token in the Authorization header, or in the login cookie."""
+        assert self.token is not None
+        scheme, _, value = headers.get(b"authorization", b"").partition(b" ")
+        if scheme.lower() == b"bearer" and secrets.compare_digest(value, self.token):
+            return True
+        try:
+            cookies = SimpleCookie(headers.get(b"cookie", b"").decode("latin-1"))
+        except CookieError:
+            return False
+        given = cookies[COOKIE].value.encode("latin-1") if COOKIE in cookies else b""
+        return secrets.compare_digest(given, self.token)
 
     async def _read(
         self, scope: Scope, headers: dict[bytes, bytes], receive: Receive

@@ -89,9 +89,10 @@ def serve(
     workers: int = 1,
     drain: float = 2.0,
     timeout: int = 60,
+    project: str | None = None,
 ) -> None:
     """Open the served segmenters, then answer on ``host:port`` with ``workers`` processes
-    until SIGTERM or SIGINT."""
+    until SIGTERM or SIGINT; with the annotation pages of the ``project`` file if given."""
     check_binding(host, config.token)
     own = MULTIPROCESS_VARIABLE not in os.environ
     if own:  # before prometheus_client is imported: the workers' metrics are summed
@@ -102,7 +103,7 @@ def serve(
         from qseg.service.served import open_served
 
         served = open_served(config.methods)
-        app = create_app(config, served)
+        app = create_app(config, served, project)
         DrainingWorker.drain = drain
         where = f"[{host}]" if ":" in host else host
         print(
@@ -110,6 +111,9 @@ def serve(
             f"worker{'s' if workers > 1 else ''}",
             file=sys.stderr,
         )
+        if project is not None:
+            login = f"login?token={config.token}" if config.token else ""
+            print(f"qseg: annotation pages: http://{where}:{port}/{login}", file=sys.stderr)
         options = {
             "bind": f"{where}:{port}",
             "workers": workers,

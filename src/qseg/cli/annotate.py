@@ -1,0 +1,197 @@
+"""``qseg annotate``: annotation projects, and the pages to annotate them in a browser
+(``pip install 'qseg[serve]'``)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import IO
+
+from qseg.annotation.project import MODES
+
+EXPORT_FORMATS = ("table", "label-studio")
+
+
+def configure(annotate: argparse.ArgumentParser) -> None:
+    from qseg.service.config import DEFAULT_HOST, TOKEN_VARIABLE
+
+    annotate.description = (
+        "Annotate queries in the browser, flat and nested, as several annotators; measure "
+        "their agreement as it comes in; export what they gave. The project is one SQLite "
+        "file, made by the first --queries or --import. Without --export or --no-serve, the "
+        "pages are served at http://HOST:PORT/. See docs/annotation.md."
+    )
+    annotate.add_argument("project", metavar="PROJECT.db", help="the project file")
+    annotate.add_argument(
+        "--queries",
+        action="append",
+        metavar="FILE",
+        help="add [id<TAB>]query lines (repeatable; empty, bad, too long and duplicate lines "
+        "are reported and left out)",
+    )
+    annotate.add_argument(
+        "--import",
+        dest="imports",
+        action="append",
+        metavar="FILE",
+        help="add answers from an annotation file: item<TAB>annotator<TAB>segmentation, Webis "
+        "votes, bracket files, or a Label Studio JSON export (*.json) (repeatable)",
+    )
+    annotate.add_argument(
+        "--prefill",
+        metavar="SPEC",
+        help="start the flat page from this method's segmentation ('off': from none, for "
+        "unbiased gold; a project setting, kept)",
+    )
+    annotate.add_argument(
+        "--expert",
+        action=argparse.BooleanOptionalAction,
+        help="allow nested nodes of more than two parts (a project setting, kept; default off)",
+    )
+    annotate.add_argument(
+        "--export",
+        metavar="FILE",
+        help="write the latest answers of --mode to FILE and exit (- for stdout)",
+    )
+    annotate.add_argument("--mode", choices=MODES, default="flat", help="of --export")
+    annotate.add_argument(
+        "--format",
+        choices=EXPORT_FORMATS,
+        help="of --export (default: label-studio for *.json, else table)",
+    )
+    annotate.add_argument(
+        "--no-serve", action="store_true", help="add, import or set, then exit without serving"
+    )
+    annotate.add_argument("--host", default=DEFAULT_HOST, help="default: %(default)s")
+    annotate.add_argument("--port", type=int, default=8000, help="default: %(default)s")
+    annotate.add_argument(
+        "--token",
+        help=f"required of every request when bound to another address than the loopback "
+        f"(default: ${TOKEN_VARIABLE}); a browser signs in at /login",
+    )
+    annotate.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, out: IO[str]) -> None:
+    from qseg.annotation.project import Project
+    from qseg.errors import PathError, QsegError
+
+    if not 0 <= args.port <= 65535:
+        raise QsegError(f"--port {args.port} is not a port (0 to 65535)")
+    path = Path(args.project)
+    adding = bool(args.queries or args.imports)
+    if not path.exists():
+        if not adding:
+            raise PathError(path, "no such project: make it with --queries FILE or --import FILE")
+        project = Project.create(path)
+    else:
+        project = Project.open(path)
+    with project:
+        if adding or args.prefill is not None or args.expert is not None:
+            _writable(path)
+        for queries in args.queries or ():
+            _add_queries(project, queries)
+        for imported in args.imports or ():
+            _import(project, imported)
+        if args.prefill is not None:
+            project.set_setting("prefill", "" if args.prefill == "off" else args.prefill.strip())
+        if args.expert is not None:
+            project.set_setting("expert", "1" if args.expert else "0")
+        if args.export is not None:
+            _export(project, args, out)
+            return
+        settings = project.settings()
+        count = project.query_count()
+    if args.no_serve:
+        return
+    if count == 0:
+        raise QsegError(f"{path}: the project has no queries: add some with --queries FILE")
+    _writable(path)
+    _serve(args, str(path), settings["prefill"])
+
+
+def _writable(path: Path) -> None:
+    """Every answer is written as it is saved: the file and its folder (SQLite's journal)
+    must be writable."""
+    from qseg.errors import PathError
+
+    folder = path.resolve().parent
+    if not os.access(path, os.W_OK) or not os.access(folder, os.W_OK):
+        raise PathError(path, "not writable (the project and its folder must be)")
+
+
+def _add_queries(project: object, source: str) -> None:
+    from qseg.annotation.project import Project
+    from qseg.fileio import open_binary
+
+    assert isinstance(project, Project)
+    with open_binary(source) as lines:
+        report = project.add_queries(lines, source)
+    for line in report.refused:
+        print(f"qseg: left out {line}", file=sys.stderr)
+    for line in report.duplicates:
+        print(f"qseg: duplicate left out: {line}", file=sys.stderr)
+    print(
+        f"qseg: {source}: {report.added} queries added, {len(report.duplicates)} duplicates "
+        f"and {len(report.refused)} bad lines left out",
+        file=sys.stderr,
+    )
+
+
+def _import(project: object, source: str) -> None:
+    from qseg.annotation.labelstudio import read_tasks
+    from qseg.annotation.project import Project, Record, records_of
+    from qseg.corpora.annotations import read_annotations
+
+    assert isinstance(project, Project)
+    problems: list[str] = []
+    records: list[Record]
+    if source.endswith(".json"):
+        imported = read_tasks(source)
+        problems += imported.problems
+        records = imported.answers
+    else:
+        records = list(records_of(read_annotations([source])))
+    report = project.import_records(records, source)
+    for line in problems + report.refused:
+        print(f"qseg: not imported: {line}", file=sys.stderr)
+    print(
+        f"qseg: {source}: {report.answers} answers imported ({report.queries} new queries), "
+        f"{len(problems) + len(report.refused)} left out",
+        file=sys.stderr,
+    )
+
+
+def _export(project: object, args: argparse.Namespace, out: IO[str]) -> None:
+    from qseg.annotation.labelstudio import tasks_json, to_tasks, write_tasks
+    from qseg.annotation.project import Project
+    from qseg.fileio import atomic_write, check_output_file
+
+    assert isinstance(project, Project)
+    kind = args.format or ("label-studio" if args.export.endswith(".json") else "table")
+    if kind == "table":
+        text = project.export_table(args.mode)
+        if args.export == "-":
+            out.write(text)
+            return
+        with atomic_write(check_output_file(args.export, "export")) as handle:
+            handle.write(text)
+    else:
+        tasks = to_tasks(project.queries(), project.records(args.mode))
+        if args.export == "-":
+            out.write(tasks_json(tasks))
+            return
+        write_tasks(tasks, args.export)
+    answers = sum(1 for _ in project.answers(args.mode))
+    print(f"qseg: wrote {answers} {args.mode} answers to {args.export}", file=sys.stderr)
+
+
+def _serve(args: argparse.Namespace, project: str, prefill: str) -> None:
+    from qseg.service.config import TOKEN_VARIABLE, ServiceConfig
+    from qseg.service.server import serve
+
+    token = args.token or os.environ.get(TOKEN_VARIABLE) or None
+    config = ServiceConfig((prefill,) if prefill else (), token=token)
+    serve(config, host=args.host, port=args.port, project=project)

@@ -1,0 +1,179 @@
+"""The annotation pages and their JSON API, served by ``qseg annotate`` on top of the service.
+
+The pages are static HTML, CSS and a little JavaScript in ``static/annotate`` (served by qseg
+itself: nothing comes from a CDN). They call ``/api/...``, whose routes only parse a request
+and call :class:`qseg.annotation.project.Project` and :func:`qseg.annotation.summary.summarize`.
+The project file is opened per request: SQLite connections are neither shared between the
+threads that answer requests nor carried across the fork of the workers, and every answer is
+committed before the request returns.
+"""
+
+# no `from __future__ import annotations`: FastAPI reads the route signatures' types
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Body, Query
+from fastapi.responses import FileResponse, Response
+from pydantic import BaseModel, Field
+
+from qseg.annotation.labelstudio import tasks_json, to_tasks
+from qseg.annotation.project import Project
+from qseg.annotation.summary import summarize
+from qseg.errors import NotFound, QsegError
+from qseg.query import normalize
+from qseg.service.served import Served
+
+STATIC = Path(__file__).parent / "static"
+PAGES = {"/": "index.html", "/flat": "flat.html", "/nested": "nested.html"}
+PAGES |= {"/agreement": "agreement.html", "/login": "login.html"}
+Mode = Literal["flat", "nested"]
+Name = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[^\t\n\r]*\S[^\t\n\r]*$")]
+
+
+class NewAnnotator(BaseModel):
+    name: Name
+
+
+class NewAnswer(BaseModel):
+    annotator: Name
+    mode: Mode
+    qid: Annotated[str, Field(min_length=1, max_length=200)]
+    value: Annotated[str, Field(min_length=1, max_length=20_000)]
+
+
+def annotation_router(project_path: str, served: dict[str, Served]) -> APIRouter:
+    """The pages and ``/api`` routes of the project in ``project_path``; the flat page is
+    pre-filled by the served segmenter the project's ``prefill`` setting names."""
+    router = APIRouter()
+    summaries: dict[tuple[str, int, int], dict[str, Any]] = {}
+    summaries_lock = threading.Lock()
+
+    @contextmanager
+    def project() -> Iterator[Project]:
+        with Project.open(project_path) as opened:
+            yield opened
+
+    for route, page in PAGES.items():
+        router.add_api_route(
+            route,
+            _page(page),
+            methods=["GET"],
+            include_in_schema=False,
+            response_class=FileResponse,
+        )
+
+    @router.get("/api/project", summary="The project: queries, annotators, settings")
+    def describe() -> dict[str, Any]:
+        with project() as p:
+            return {
+                "name": Path(project_path).name,
+                "queries": p.query_count(),
+                "annotators": p.annotators(),
+                "settings": p.settings(),
+                "modes": ["flat", "nested"],
+            }
+
+    @router.post("/api/annotators", summary="Add an annotator (known ones are kept)")
+    def add_annotator(body: Annotated[NewAnnotator, Body()]) -> dict[str, str]:
+        with project() as p:
+            p.add_annotator(body.name)
+        return {"name": body.name.strip()}
+
+    @router.get("/api/item", summary="One query to annotate, with the annotator's answer")
+    def item(
+        annotator: Annotated[str, Query(min_length=1, max_length=100)],
+        mode: Mode,
+        index: Annotated[int | None, Query(ge=0)] = None,
+    ) -> dict[str, Any]:
+        """The query at ``index`` (default: the annotator's first unanswered one, else the
+        last), the annotator's latest answer to it, progress, and the pre-filled
+        segmentation where the project has one."""
+        with project() as p:
+            if annotator.strip() not in p.annotators():
+                raise NotFound(f"no annotator {annotator!r}: add it on the start page")
+            answered = p.answered(annotator.strip(), mode)
+            total = len(answered)
+            if total == 0:
+                raise NotFound("the project has no queries: add some with qseg annotate --queries")
+            if index is None:
+                index = next((i for i, done in enumerate(answered) if not done), total - 1)
+            if index >= total:
+                raise NotFound(f"no query at position {index}: the project has {total}")
+            found = p.query_at(index)
+            assert found is not None
+            qid, text = found
+            prefill = p.settings()["prefill"]
+            answer = p.answer(annotator.strip(), qid, mode)
+        segmentation = _segmenter(served, prefill).segment(text) if prefill else None
+        return {
+            "index": index,
+            "total": total,
+            "done": sum(answered),
+            "qid": qid,
+            "text": text,
+            "words": list(segmentation.words if segmentation else normalize(text)),
+            "answer": answer,
+            "prefill": segmentation.to_pipe() if segmentation and mode == "flat" else None,
+        }
+
+    @router.post("/api/answers", summary="Save an answer (every answer is kept with its time)")
+    def save(body: Annotated[NewAnswer, Body()]) -> dict[str, Any]:
+        with project() as p:
+            p.save(body.annotator, body.qid, body.mode, body.value)
+            answered = p.answered(body.annotator.strip(), body.mode)
+        return {"saved": True, "done": sum(answered), "total": len(answered)}
+
+    @router.get("/api/agreement", summary="Agreement and biases so far (paper 001)")
+    def agreement(
+        mode: Mode, replicates: Annotated[int, Query(ge=1, le=10_000)] = 1000
+    ) -> dict[str, Any]:
+        """The figures ``qseg agree`` gives on the export of ``mode`` (same bootstrap
+        replicates and seed), recomputed only when an answer has been saved since."""
+        with project() as p:
+            key = (mode, p.last_change(), replicates)
+            with summaries_lock:
+                if key in summaries:
+                    return summaries[key]
+            summary = summarize(p, mode, replicates) | {"version": key[1]}
+        with summaries_lock:
+            summaries.clear()
+            summaries[key] = summary
+        return summary
+
+    @router.get("/api/export", summary="The latest answers as a file")
+    def export(mode: Mode, format: Literal["table", "label-studio"] = "table") -> Response:
+        """``item<TAB>annotator<TAB>segmentation`` lines (what ``qseg agree``, ``qseg
+        evaluate`` and ``qseg train --gold`` read) or Label Studio's JSON tasks."""
+        stem = Path(project_path).stem
+        with project() as p:
+            if format == "table":
+                body, kind, suffix = p.export_table(mode), "text/tab-separated-values", "tsv"
+            else:
+                tasks = to_tasks(p.queries(), p.records(mode))
+                body, kind, suffix = tasks_json(tasks), "application/json", "json"
+        name = f"{stem}-{mode}.{suffix}"
+        return Response(
+            body,
+            media_type=f"{kind}; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
+
+    return router
+
+
+def _page(name: str) -> Any:
+    path = STATIC / "annotate" / name
+
+    def page() -> FileResponse:
+        return FileResponse(path, headers={"Cache-Control": "no-cache"})
+
+    return page
+
+
+def _segmenter(served: dict[str, Served], spec: str) -> Any:
+    if spec not in served:
+        raise QsegError(f"the pre-filling method {spec!r} is not served")
+    return served[spec].segmenter

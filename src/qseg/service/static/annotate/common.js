@@ -1,0 +1,120 @@
+// What every annotation page shares: calls to the JSON API, the annotator and mode of the
+// page's address, and one status line that screen readers announce.
+"use strict";
+
+const qseg = {
+  async api(path, options = {}) {
+    const init = { headers: { "Content-Type": "application/json" }, ...options };
+    if (init.body !== undefined && typeof init.body !== "string") {
+      init.body = JSON.stringify(init.body);
+    }
+    const response = await fetch(path, init);
+    const body = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      throw new Error(body.error || `${response.status} ${response.statusText}`);
+    }
+    return body;
+  },
+
+  param(name) {
+    return new URLSearchParams(location.search).get(name);
+  },
+
+  annotator() {
+    const given = qseg.param("annotator") || localStorage.getItem("qseg.annotator");
+    if (given) localStorage.setItem("qseg.annotator", given);
+    return given;
+  },
+
+  say(text, kind = "") {
+    const line = document.getElementById("message");
+    line.textContent = text;
+    line.className = "message " + kind;
+  },
+
+  element(tag, attributes = {}, text = "") {
+    const made = document.createElement(tag);
+    for (const [key, value] of Object.entries(attributes)) made.setAttribute(key, value);
+    if (text) made.textContent = text;
+    return made;
+  },
+};
+
+// Going through the queries: load one, save the answer, go on or back. A mode's page gives
+// a view with show(item), which draws the query and the answer, and answer(), which returns
+// {value} to save or {error} saying why it cannot be saved yet.
+qseg.Annotating = class {
+  constructor(mode, view) {
+    this.mode = mode;
+    this.view = view;
+    this.name = qseg.annotator();
+    this.item = null;
+  }
+
+  async load(index) {
+    if (!this.name) {
+      location.assign("/");
+      return;
+    }
+    const where = index === undefined || index === null ? "" : `&index=${index}`;
+    try {
+      const item = await qseg.api(
+        `/api/item?annotator=${encodeURIComponent(this.name)}&mode=${this.mode}${where}`);
+      this.item = item;
+      const address = `/${this.mode}?annotator=${encodeURIComponent(this.name)}&index=${item.index}`;
+      history.replaceState(null, "", address);
+      this.progress(item.done);
+      this.view.show(item);
+      document.getElementById("previous").disabled = item.index === 0;
+      document.getElementById("next").disabled = item.index + 1 >= item.total;
+    } catch (error) {
+      qseg.say(error.message, "error");
+    }
+  }
+
+  progress(done) {
+    const item = this.item;
+    document.getElementById("progress").textContent =
+      `${this.name}: query ${item.index + 1} of ${item.total}, ${done} of ${item.total} done`;
+    const bar = document.getElementById("bar");
+    bar.max = item.total;
+    bar.value = done;
+  }
+
+  async save() {
+    const given = this.view.answer();
+    if (given.error) {
+      qseg.say(given.error, "error");
+      return;
+    }
+    try {
+      const saved = await qseg.api("/api/answers", {
+        method: "POST",
+        body: { annotator: this.name, mode: this.mode, qid: this.item.qid, value: given.value },
+      });
+      this.item.answer = given.value;
+      this.progress(saved.done);
+      if (this.item.index + 1 < this.item.total) {
+        await this.load(this.item.index + 1);
+        qseg.say(`Saved: ${given.value}`, "ok");
+      } else {
+        qseg.say(`Saved. ${saved.done} of ${saved.total} done` +
+          (saved.done === saved.total ? ": all queries are done. Thank you!" : "."), "ok");
+      }
+    } catch (error) {
+      qseg.say(error.message, "error");
+    }
+  }
+
+  wire() {
+    document.getElementById("save").addEventListener("click", () => this.save());
+    document.getElementById("previous").addEventListener("click", () => {
+      if (this.item && this.item.index > 0) this.load(this.item.index - 1);
+    });
+    document.getElementById("next").addEventListener("click", () => {
+      if (this.item && this.item.index + 1 < this.item.total) this.load(this.item.index + 1);
+    });
+    const index = qseg.param("index");
+    this.load(index === null ? null : Number(index));
+  }
+};

@@ -1,0 +1,18 @@
+// Sends the token to /login, which sets it as an HttpOnly cookie; then goes where asked.
+"use strict";
+document.getElementById("login").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const next = new URLSearchParams(location.search).get("next") || "/";
+  const response = await fetch("/login?next=" + encodeURIComponent(next), {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ token: document.getElementById("token").value }),
+  });
+  if (response.ok || response.redirected) {
+    location.assign(next);
+  } else {
+    const message = document.getElementById("message");
+    message.textContent = "Wrong token.";
+    message.className = "message error";
+  }
+});

@@ -1,0 +1,324 @@
+"""``qseg annotate`` from the command line and over HTTP (the pages' JSON API), without a
+browser: projects made and extended with reports, imports and exports in every format the
+other commands read, the agreement summary equal to ``qseg agree`` on the export, a model
+trained on an export, the token, and bad input in one line. The pages themselves are driven
+in Chromium by tests/test_annotation_browser.py."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+from conftest import webis_file
+from helpers import Server, assert_one_line_error, out, qseg
+
+httpx = pytest.importorskip("httpx", reason="the annotation pages need the serve extra")
+
+QUERIES = (
+    "q1\tnew york yankees tickets\n"
+    "q2\tstainless steel chest freezers\n"
+    "\n"
+    "q3\thow to choose a bike size\n"
+    "q4\tNew York Yankees Tickets\n"
+    "q5\tparis\n"
+)
+FLAT = {
+    "ann": {
+        "q1": "new york yankees|tickets",
+        "q2": "stainless steel|chest freezers",
+        "q3": "how to|choose|a bike size",
+    },
+    "bob": {
+        "q1": "new york|yankees|tickets",
+        "q2": "stainless steel|chest freezers",
+        "q3": "how to choose|a bike size",
+    },
+}
+
+
+def test_a_project_is_made_extended_and_reported(tmp_path, write):
+    queries = write("q.txt", QUERIES)
+    made = qseg("annotate", tmp_path / "p.db", "--queries", queries, "--no-serve")
+    assert made.returncode == 0
+    err = made.stderr.decode()
+    assert "q.txt: 4 queries added, 1 duplicates and 1 bad lines left out" in err
+    assert "duplicate left out: " in err and "q4 'New York Yankees Tickets'" in err
+    assert "q.txt:3: empty query" in err
+    longer = write("more.txt", "q6\tharry potter\nq7\t" + " ".join(["w"] * 65) + "\n")
+    again = qseg("annotate", tmp_path / "p.db", "--queries", longer, "--queries", queries,
+                 "--no-serve")  # fmt: skip
+    assert "more.txt: 1 queries added, 0 duplicates and 1 bad lines left out" in (
+        again.stderr.decode()
+    )
+    assert "65 words; a project takes queries of at most 64" in again.stderr.decode()
+    assert "q.txt: 0 queries added, 5 duplicates" in again.stderr.decode()
+    texts = sqlite3.connect(tmp_path / "p.db").execute("SELECT qid FROM queries ORDER BY position")
+    assert [q for (q,) in texts] == ["q1", "q2", "q3", "q5", "q6"]
+
+
+def _annotated(tmp_path, write) -> tuple[str, str]:
+    """A project with the flat answers of FLAT and two nested ones, imported from a table."""
+    table = "".join(
+        f"{qid}\t{name}\t{value}\n"
+        for name, answers in FLAT.items()
+        for qid, value in answers.items()
+    )
+    flat = write("flat.tsv", table)
+    nested = write(
+        "nested.tsv",
+        "q1\tann\t(((new york) yankees) tickets)\nq1\tbob\t((new york) (yankees tickets))\n"
+        "q2\tann\t((stainless steel) (chest freezers))\n"
+        "q2\tbob\t((stainless steel) (chest freezers))\n",
+    )
+    project = tmp_path / "p.db"
+    out(qseg("annotate", project, "--queries", write("q.txt", QUERIES), "--no-serve"))
+    imported = qseg("annotate", project, "--import", flat, "--import", nested, "--no-serve")
+    assert "flat.tsv: 6 answers imported (0 new queries), 0 left out" in imported.stderr.decode()
+    assert "nested.tsv: 4 answers imported (0 new queries), 0 left out" in (
+        imported.stderr.decode()
+    )
+    return str(project), table
+
+
+def test_export_import_round_trip_in_every_format(tmp_path, write):
+    project, table = _annotated(tmp_path, write)
+    exported = out(qseg("annotate", project, "--export", "-"))
+    expected_order = sorted(table.splitlines(), key=lambda line: (line.split("\t")[0], line))
+    assert exported.splitlines() == expected_order
+    nested = out(qseg("annotate", project, "--export", "-", "--mode", "nested"))
+    assert nested.splitlines()[0] == "q1\tann\t(((new york) yankees) tickets)"
+    # Label Studio out and into a new project: the same tables
+    for mode in ("flat", "nested"):
+        ls_file = tmp_path / f"{mode}.json"
+        qseg("annotate", project, "--export", ls_file, "--mode", mode)
+        tasks = json.loads(ls_file.read_text())
+        assert [t["data"]["qid"] for t in tasks] == ["q1", "q2", "q3", "q5"]
+        copy = tmp_path / f"copy-{mode}.db"
+        imported = qseg("annotate", copy, "--import", ls_file, "--no-serve")
+        assert " 0 left out" in imported.stderr.decode()
+        again = out(qseg("annotate", copy, "--export", "-", "--mode", mode))
+        assert again == (exported if mode == "flat" else nested)
+    # the table export is what qseg agree and qseg evaluate read
+    export = tmp_path / "export.tsv"
+    out(qseg("annotate", project, "--export", export))
+    assert export.read_text() == exported
+    agree = json.loads(out(qseg("agree", export, "--format", "json")))
+    assert agree[0]["items"] == 3 and agree[0]["annotations"] == 6
+    scores = out(qseg("evaluate", "--gold", export, "--system", "naive=naive", "--format", "json"))
+    assert json.loads(scores)
+
+
+def test_reimporting_keeps_every_answer_and_the_latest_wins(tmp_path, write):
+    project, _ = _annotated(tmp_path, write)
+    change = write("change.tsv", "q1\tann\tnew york|yankees tickets\nq9\tcid\tharry potter\n")
+    result = qseg("annotate", project, "--import", change, "--no-serve")
+    assert "2 answers imported (1 new queries)" in result.stderr.decode()
+    exported = out(qseg("annotate", project, "--export", "-"))
+    assert "q1\tann\tnew york|yankees tickets\n" in exported
+    assert exported.endswith("q9\tcid\tharry potter\n")
+    clash = write("clash.tsv", "q1\tcid\tparis\n")
+    refused = qseg("annotate", project, "--import", clash, "--no-serve")
+    assert "clash.tsv: q1 by cid: the project's query q1 is 'new york yankees tickets'" in (
+        refused.stderr.decode()
+    )
+    (count,) = sqlite3.connect(project).execute("SELECT COUNT(*) FROM annotations").fetchone()
+    assert count == 12
+
+
+def test_qseg_train_gold_on_an_export_trains_a_model(tmp_path, write):
+    """300 Webis queries' crowd votes imported as ten annotators each, exported, trained on:
+    the same model as trained on the votes file itself."""
+    votes = webis_file("webis-qsec-10-training-set-segmentations-crowdsourced.txt")
+    lines = votes.read_text(encoding="utf-8").splitlines()[:300]
+    subset = write("votes.txt", "\n".join(lines) + "\n")
+    project = tmp_path / "webis.db"
+    imported = qseg("annotate", project, "--import", subset, "--no-serve")
+    assert "(300 new queries), 0 left out" in imported.stderr.decode()
+    export = tmp_path / "export.tsv"
+    out(qseg("annotate", project, "--export", export))
+    data = "data/webis-qsec-10-training-set-"
+    flags = [
+        "--ngrams",
+        webis_file(data + "n-gram-web-frequencies-google.txt"),
+        "--titles",
+        webis_file(data + "n-gram-wikipedia-titles.txt"),
+    ]
+    models = {}
+    for name, gold in (("export", export), ("votes", subset)):
+        models[name] = tmp_path / f"{name}.qseg"
+        trained = qseg("train", "--method", "features", "--gold", gold, *flags, "--quiet",
+                       "--out", models[name])  # fmt: skip
+        assert "trained features on 300 queries" in trained.stderr.decode(), trained.stderr
+    held_out = webis_file("webis-qsec-10-training-set-queries.txt").read_text().splitlines()
+    stdin = "\n".join(held_out[300:340]) + "\n"
+    segmented = {
+        name: out(qseg("segment", "--method", model, *flags, stdin=stdin))
+        for name, model in models.items()
+    }
+    assert segmented["export"] == segmented["votes"]
+    assert len(segmented["export"].splitlines()) == 40
+
+
+def test_nested_exports_are_refused_as_training_gold(tmp_path, write):
+    project, _ = _annotated(tmp_path, write)
+    nested = tmp_path / "nested.tsv"
+    out(qseg("annotate", project, "--export", nested, "--mode", "nested"))
+    result = qseg("train", "--method", "features", "--gold", nested, "--out", tmp_path / "m")
+    assert_one_line_error(result, "nested.tsv: item 'q1' is nested", "export the flat mode")
+
+
+@pytest.fixture
+def served(tmp_path, write):
+    project, _ = _annotated(tmp_path, write)
+    server = Server(project, command="annotate")
+    yield server
+    assert "Traceback" not in server.stop()
+
+
+def test_the_agreement_summary_is_qseg_agree_on_the_export(served, tmp_path):
+    for mode in ("flat", "nested"):
+        summary = served.http.get("/api/agreement", params={"mode": mode}).json()
+        export = served.http.get("/api/export", params={"mode": mode})
+        assert export.headers["content-disposition"] == f'attachment; filename="p-{mode}.tsv"'
+        path = tmp_path / f"{mode}.tsv"
+        path.write_text(export.text)
+        agree = json.loads(out(qseg("agree", path, "--format", "json")))
+        assert summary["agreement"] == [
+            {k: v for k, v in row.items() if k != "scope"} for row in agree
+        ]
+        assert summary["shared"] == (3 if mode == "flat" else 2)
+        assert [a["annotator"] for a in summary["annotators"]] == ["ann", "bob"]
+    flat = served.http.get("/api/agreement", params={"mode": "flat"}).json()
+    ann, bob = flat["annotators"]
+    assert ann["break_share"] == pytest.approx(4 / 11)  # 1 + 1 + 2 breaks in 3 + 3 + 5 gaps
+    assert bob["break_share"] == pytest.approx(4 / 11)
+    assert ann["mean_segments"] == pytest.approx(7 / 3)
+    # q2: the same answers; q1 and q3 differ by one break each: 1 - 1/3 and 1 - 1/5
+    assert [(q["qid"], round(q["agreement"], 3)) for q in flat["lowest"]] == [
+        ("q1", 0.667),
+        ("q3", 0.8),
+        ("q2", 1.0),
+    ]
+    assert [q["index"] for q in flat["lowest"]] == [0, 2, 1]
+
+
+def test_the_api_saves_checks_and_reports_progress(served):
+    http = served.http
+    assert http.post("/api/annotators", json={"name": " cid "}).json() == {"name": "cid"}
+    first = http.get("/api/item", params={"annotator": "cid", "mode": "flat"}).json()
+    assert (first["index"], first["total"], first["done"], first["qid"]) == (0, 4, 0, "q1")
+    assert first["words"] == ["new", "york", "yankees", "tickets"] and first["prefill"] is None
+    saved = http.post(
+        "/api/answers",
+        json={"annotator": "cid", "mode": "flat", "qid": "q1", "value": "new york|yankees tickets"},
+    )
+    assert saved.json() == {"saved": True, "done": 1, "total": 4}
+    following = http.get("/api/item", params={"annotator": "cid", "mode": "flat"}).json()
+    assert following["index"] == 1 and following["done"] == 1
+    back = http.get("/api/item", params={"annotator": "cid", "mode": "flat", "index": 0}).json()
+    assert back["answer"] == "new york|yankees tickets"
+    wrong = {"annotator": "cid", "mode": "flat", "qid": "q1", "value": "new york"}
+    refused = http.post("/api/answers", json=wrong)
+    assert refused.status_code == 422 and "not those of query q1" in refused.json()["error"]
+    ternary = {
+        "annotator": "cid",
+        "mode": "nested",
+        "qid": "q1",
+        "value": "(new york yankees tickets)",
+    }
+    refused = http.post("/api/answers", json=ternary)
+    assert refused.status_code == 422 and "binary trees" in refused.json()["error"]
+    unknown = http.get("/api/item", params={"annotator": "eve", "mode": "flat"})
+    assert unknown.status_code == 404 and "no annotator 'eve'" in unknown.json()["error"]
+    beyond = http.get("/api/item", params={"annotator": "cid", "mode": "flat", "index": 9})
+    assert beyond.status_code == 404 and "the project has 4" in beyond.json()["error"]
+    # pages and their scripts are served by qseg itself, the API docs too
+    for path in ("/", "/flat", "/nested", "/agreement", "/docs", "/static/qseg/annotate/nested.js"):
+        page = http.get(path)
+        assert page.status_code == 200, path
+        assert "cdn." not in page.text and "https://" not in page.text.split("<body")[0], path
+    docs = http.get("/docs").text
+    assert "/static/docs/swagger-ui-bundle.js" in docs
+    assert http.get("/static/docs/swagger-ui-bundle.js").status_code == 200
+
+
+def test_prefill_is_the_default_model_segmentation(tmp_path, write):
+    project = tmp_path / "p.db"
+    out(qseg("annotate", project, "--queries", write("q.txt", QUERIES), "--prefill", "default",
+             "--no-serve"))  # fmt: skip
+    server = Server(str(project), command="annotate")
+    try:
+        server.http.post("/api/annotators", json={"name": "ann"})
+        item = server.http.get("/api/item", params={"annotator": "ann", "mode": "flat"}).json()
+        expected = out(qseg("segment", "new york yankees tickets")).strip()
+        assert item["prefill"] == expected.replace(" | ", "|") or item["prefill"] == expected
+        assert item["answer"] is None
+    finally:
+        server.stop()
+    out(qseg("annotate", project, "--prefill", "off", "--no-serve"))
+    settings = sqlite3.connect(project).execute(
+        "SELECT value FROM meta WHERE key = 'setting.prefill'"
+    )
+    assert settings.fetchone() == ("",)
+
+
+def test_off_the_loopback_the_pages_need_the_token(tmp_path, write):
+    project, _ = _annotated(tmp_path, write)
+    refused = qseg("annotate", project, "--host", "0.0.0.0", "--port", "1")
+    assert_one_line_error(refused, "binding 0.0.0.0", "give a token")
+    server = Server(project, "--token", "s3cret", command="annotate", token="s3cret")
+    try:
+        bare = httpx.Client(base_url=server.url, follow_redirects=False)
+        assert bare.get("/api/project").status_code == 401
+        page = bare.get("/flat", headers={"Accept": "text/html"})
+        assert page.status_code == 303 and page.headers["location"] == "/login?next=/flat"
+        assert bare.get("/login").status_code == 200  # the sign-in page
+        assert bare.get("/static/qseg/annotate/style.css").status_code == 200
+        assert bare.post("/login", json={"token": "wrong"}).status_code == 401
+        signed = bare.get("/login", params={"token": "s3cret", "next": "/agreement"})
+        assert signed.status_code == 303 and signed.headers["location"] == "/agreement"
+        assert "httponly" in signed.headers["set-cookie"].lower()
+        assert bare.get("/api/project").status_code == 200  # the cookie stands for the token
+        bare.close()
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (
+            lambda p: p.write_bytes(b"not a database at all, just text\n" * 100),
+            "not a qseg annotation project",
+        ),
+        (
+            lambda p: sqlite3.connect(p).execute("CREATE TABLE t (x)").connection.commit(),
+            "not a qseg annotation project",
+        ),
+    ],
+)
+def test_files_that_are_not_projects_are_refused(tmp_path, make, message):
+    path = tmp_path / "p.db"
+    make(path)
+    assert_one_line_error(qseg("annotate", path, "--export", "-"), "p.db", message, status=1)
+
+
+def test_a_newer_schema_and_bad_paths_are_refused(tmp_path, write):
+    project, _ = _annotated(tmp_path, write)
+    db = sqlite3.connect(project)
+    db.execute("PRAGMA user_version = 99")
+    db.commit()
+    db.close()
+    assert_one_line_error(
+        qseg("annotate", project, "--export", "-"), "schema version 99", "upgrade qseg", status=1
+    )
+    assert_one_line_error(qseg("annotate", tmp_path / "none.db"), "none.db", "no such project")
+    assert_one_line_error(
+        qseg("annotate", tmp_path / "new.db", "--queries", tmp_path / "nothing.txt"),
+        "nothing.txt",
+        "no such file",
+    )
+    empty = tmp_path / "empty.db"
+    out(qseg("annotate", empty, "--queries", write("e.txt", ""), "--no-serve"))
+    assert_one_line_error(qseg("annotate", empty), "the project has no queries")
