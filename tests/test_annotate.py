@@ -220,7 +220,7 @@ def test_the_api_saves_checks_and_reports_progress(served):
     assert back["answer"] == "new york|yankees tickets"
     wrong = {"annotator": "cid", "mode": "flat", "qid": "q1", "value": "new york"}
     refused = http.post("/api/answers", json=wrong)
-    assert refused.status_code == 422 and "not those of query q1" in refused.json()["error"]
+    assert refused.status_code == 409 and "not those of query q1" in refused.json()["error"]
     ternary = {
         "annotator": "cid",
         "mode": "nested",
@@ -228,7 +228,7 @@ def test_the_api_saves_checks_and_reports_progress(served):
         "value": "(new york yankees tickets)",
     }
     refused = http.post("/api/answers", json=ternary)
-    assert refused.status_code == 422 and "binary trees" in refused.json()["error"]
+    assert refused.status_code == 409 and "binary trees" in refused.json()["error"]
     unknown = http.get("/api/item", params={"annotator": "eve", "mode": "flat"})
     assert unknown.status_code == 404 and "no annotator 'eve'" in unknown.json()["error"]
     beyond = http.get("/api/item", params={"annotator": "cid", "mode": "flat", "index": 9})
@@ -322,3 +322,56 @@ def test_a_newer_schema_and_bad_paths_are_refused(tmp_path, write):
     empty = tmp_path / "empty.db"
     out(qseg("annotate", empty, "--queries", write("e.txt", ""), "--no-serve"))
     assert_one_line_error(qseg("annotate", empty), "the project has no queries")
+
+
+def test_killing_the_server_loses_no_answer_and_saves_at_once_are_all_kept(tmp_path, write):
+    import os
+    import signal
+    import threading
+
+    project, _ = _annotated(tmp_path, write)
+    server = Server(project, command="annotate")
+    for name in ("dan", "eve"):
+        server.http.post("/api/annotators", json={"name": name})
+    answers = {"dan": "new york|yankees tickets", "eve": "new|york yankees|tickets"}
+    barrier = threading.Barrier(2)
+    codes = []
+
+    def save(name: str) -> None:
+        body = {"annotator": name, "mode": "flat", "qid": "q1", "value": answers[name]}
+        barrier.wait()
+        codes.append(server.http.post("/api/answers", json=body).status_code)
+
+    threads = [threading.Thread(target=save, args=(name,)) for name in answers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert codes == [200, 200]
+    os.killpg(server.process.pid, signal.SIGKILL)  # no shutdown, no chance to flush
+    server.process.wait()
+    server.http.close()
+    exported = out(qseg("annotate", project, "--export", "-"))
+    assert "q1\tdan\tnew york|yankees tickets\n" in exported
+    assert "q1\teve\tnew|york yankees|tickets\n" in exported
+
+
+def test_schemathesis_finds_nothing_in_the_annotation_api(served, tmp_path):
+    """Every route of the schema, the annotation API's included, answers generated requests
+    within its schema and its declared statuses."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    runner = shutil.which("schemathesis") or str(Path(sys.executable).with_name("schemathesis"))
+    done = subprocess.run(
+        [runner, "run", "--checks", "all", "--max-examples", "20", "--seed", "1",
+         "--generation-database", "none", f"{served.url}/openapi.json"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "/api/answers" in served.http.get("/openapi.json").text

@@ -104,7 +104,3 @@ def extras_named() -> Iterator[None]:
         if missing is None:
             raise
         raise missing from None
-
-
-class NotFound(QsegError):
-    """Something asked for by name or position that is not there (a 404 in the service)."""

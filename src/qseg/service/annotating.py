@@ -22,8 +22,10 @@ from pydantic import BaseModel, Field
 from qseg.annotation.labelstudio import tasks_json, to_tasks
 from qseg.annotation.project import Project
 from qseg.annotation.summary import summarize
-from qseg.errors import NotFound, QsegError
+from qseg.errors import QsegError
 from qseg.query import normalize
+from qseg.service.refusal import Refusal
+from qseg.service.schemas import ErrorBody
 from qseg.service.served import Served
 
 STATIC = Path(__file__).parent / "static"
@@ -31,6 +33,21 @@ PAGES = {"/": "index.html", "/flat": "flat.html", "/nested": "nested.html"}
 PAGES |= {"/agreement": "agreement.html", "/login": "login.html"}
 Mode = Literal["flat", "nested"]
 Name = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[^\t\n\r]*\S[^\t\n\r]*$")]
+
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": description}
+    for status, description in {
+        400: "malformed JSON or a body that is not UTF-8",
+        401: "no token or a wrong one (when the service has one)",
+        404: "an annotator, query or position the project does not have",
+        405: "another HTTP verb than the route's",
+        409: "an answer that is no segmentation of its query (the message says why)",
+        413: "a body over the size limit",
+        422: "a request outside the schema",
+        503: "not ready yet, or shutting down",
+    }.items()
+}
 
 
 class NewAnnotator(BaseModel):
@@ -47,7 +64,7 @@ class NewAnswer(BaseModel):
 def annotation_router(project_path: str, served: dict[str, Served]) -> APIRouter:
     """The pages and ``/api`` routes of the project in ``project_path``; the flat page is
     pre-filled by the served segmenter the project's ``prefill`` setting names."""
-    router = APIRouter()
+    router = APIRouter(responses=_ERRORS)
     summaries: dict[tuple[str, int, int], dict[str, Any]] = {}
     summaries_lock = threading.Lock()
 
@@ -93,15 +110,17 @@ def annotation_router(project_path: str, served: dict[str, Served]) -> APIRouter
         segmentation where the project has one."""
         with project() as p:
             if annotator.strip() not in p.annotators():
-                raise NotFound(f"no annotator {annotator!r}: add it on the start page")
+                raise Refusal(404, f"no annotator {annotator!r}: add it on the start page")
             answered = p.answered(annotator.strip(), mode)
             total = len(answered)
             if total == 0:
-                raise NotFound("the project has no queries: add some with qseg annotate --queries")
+                raise Refusal(
+                    404, "the project has no queries: add some with qseg annotate --queries"
+                )
             if index is None:
                 index = next((i for i, done in enumerate(answered) if not done), total - 1)
             if index >= total:
-                raise NotFound(f"no query at position {index}: the project has {total}")
+                raise Refusal(404, f"no query at position {index}: the project has {total}")
             found = p.query_at(index)
             assert found is not None
             qid, text = found
@@ -121,9 +140,19 @@ def annotation_router(project_path: str, served: dict[str, Served]) -> APIRouter
 
     @router.post("/api/answers", summary="Save an answer (every answer is kept with its time)")
     def save(body: Annotated[NewAnswer, Body()]) -> dict[str, Any]:
+        """409 when the answer is no segmentation of the query (the message says why): the
+        request is well formed, its content does not fit the project's query."""
+        name = body.annotator.strip()
         with project() as p:
-            p.save(body.annotator, body.qid, body.mode, body.value)
-            answered = p.answered(body.annotator.strip(), body.mode)
+            if name not in p.annotators():
+                raise Refusal(404, f"no annotator {name!r}: add it on the start page")
+            if body.qid not in dict(p.queries()):
+                raise Refusal(404, f"no query {body.qid!r} in the project")
+            try:
+                p.save(name, body.qid, body.mode, body.value)
+            except QsegError as exc:
+                raise Refusal(409, str(exc)) from None
+            answered = p.answered(name, body.mode)
         return {"saved": True, "done": sum(answered), "total": len(answered)}
 
     @router.get("/api/agreement", summary="Agreement and biases so far (paper 001)")
@@ -143,7 +172,19 @@ def annotation_router(project_path: str, served: dict[str, Served]) -> APIRouter
             summaries[key] = summary
         return summary
 
-    @router.get("/api/export", summary="The latest answers as a file")
+    @router.get(
+        "/api/export",
+        summary="The latest answers as a file",
+        response_class=Response,
+        responses={
+            200: {
+                "content": {
+                    "text/tab-separated-values": {"schema": {"type": "string"}},
+                    "application/json": {"schema": {"type": "array", "items": {"type": "object"}}},
+                }
+            }
+        },
+    )
     def export(mode: Mode, format: Literal["table", "label-studio"] = "table") -> Response:
         """``item<TAB>annotator<TAB>segmentation`` lines (what ``qseg agree``, ``qseg
         evaluate`` and ``qseg train --gold`` read) or Label Studio's JSON tasks."""

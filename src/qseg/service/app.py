@@ -31,10 +31,11 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 
 from qseg._version import VERSION
-from qseg.errors import NotFound, QsegError
+from qseg.errors import QsegError
 from qseg.integrations.syntax import SYNTAXES, Syntax
 from qseg.service import metrics
 from qseg.service.config import ServiceConfig
+from qseg.service.refusal import Refusal
 from qseg.service.schemas import ErrorBody, Methods, SegmentResponse, Status, request_model
 from qseg.service.segmenting import TooLongToNest, answer
 from qseg.service.served import Served, open_served
@@ -93,19 +94,6 @@ class ServiceState:
 
     ready: bool = False
     draining: bool = False
-
-
-class Refusal(Exception):
-    """A request answered with a 4xx or 503 and an :class:`ErrorBody`."""
-
-    def __init__(self, status: int, error: str, headers: dict[str, str] | None = None, **body):
-        super().__init__(error)
-        self.status = status
-        self.body = {"error": error} | {k: v for k, v in body.items() if v is not None}
-        self.headers = headers
-
-    def response(self) -> JSONResponse:
-        return JSONResponse(self.body, self.status, headers=self.headers)
 
 
 class Login(BaseModel):
@@ -222,7 +210,6 @@ def create_app(
         """Prometheus metrics, summed over the workers."""
         return Response(metrics.exposition(), media_type=metrics.CONTENT_TYPE)
 
-    app.add_exception_handler(NotFound, _not_found)
     app.add_exception_handler(Refusal, _refusal)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(HTTPException, _http_error)
@@ -310,10 +297,6 @@ def _declared_errors(token: bool) -> Callable[[str], dict[int | str, dict[str, A
         }
 
     return errors
-
-
-async def _not_found(request: Request, exc: Exception) -> Response:
-    return Refusal(404, str(exc)).response()
 
 
 async def _refusal(request: Request, exc: Exception) -> Response:
