@@ -180,7 +180,8 @@ def test_the_agreement_summary_is_qseg_agree_on_the_export(served, tmp_path):
     for mode in ("flat", "nested"):
         summary = served.http.get("/api/agreement", params={"mode": mode}).json()
         export = served.http.get("/api/export", params={"mode": mode})
-        assert export.headers["content-disposition"] == f'attachment; filename="p-{mode}.tsv"'
+        disposition = f"attachment; filename=\"p-{mode}.tsv\"; filename*=UTF-8''p-{mode}.tsv"
+        assert export.headers["content-disposition"] == disposition
         path = tmp_path / f"{mode}.tsv"
         path.write_text(export.text)
         agree = json.loads(out(qseg("agree", path, "--format", "json")))
@@ -279,6 +280,9 @@ def test_off_the_loopback_the_pages_need_the_token(tmp_path, write):
         signed = bare.get("/login", params={"token": "s3cret", "next": "/agreement"})
         assert signed.status_code == 303 and signed.headers["location"] == "/agreement"
         assert "httponly" in signed.headers["set-cookie"].lower()
+        for elsewhere in ("//evil.example", "/\\evil.example", "https://evil.example"):
+            sent = bare.get("/login", params={"token": "s3cret", "next": elsewhere})
+            assert sent.headers["location"] == "/"  # never to another host
         assert bare.get("/api/project").status_code == 200  # the cookie stands for the token
         bare.close()
     finally:
@@ -375,3 +379,87 @@ def test_schemathesis_finds_nothing_in_the_annotation_api(served, tmp_path):
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "/api/answers" in served.http.get("/openapi.json").text
+
+
+def test_queries_without_ids_from_two_files_are_all_added(tmp_path, write):
+    """A line without an id gets its position in the project: a second file's lines are not
+    taken for the first's."""
+    project = tmp_path / "p.db"
+    first, second = write("a.txt", "harry potter\nparis\n"), write("b.txt", "berlin\nparis\n")
+    made = qseg("annotate", project, "--queries", first, "--queries", second, "--no-serve")
+    assert "b.txt: 1 queries added, 1 duplicates" in made.stderr.decode()
+    rows = sqlite3.connect(project).execute("SELECT qid, text FROM queries ORDER BY position")
+    assert list(rows) == [("1", "harry potter"), ("2", "paris"), ("3", "berlin")]
+
+
+def test_a_one_word_tree_stays_nested_through_export_and_import(tmp_path, write):
+    project, _ = _annotated(tmp_path, write)
+    paris = write("paris.tsv", "q5\tann\t(paris)\nq5\tbob\tparis\n")
+    out(qseg("annotate", project, "--import", paris, "--no-serve"))
+    nested = out(qseg("annotate", project, "--export", "-", "--mode", "nested"))
+    flat = out(qseg("annotate", project, "--export", "-"))
+    assert nested.endswith("q5\tann\t(paris)\n") and flat.endswith("q5\tbob\tparis\n")
+    copy = tmp_path / "copy.db"
+    exported = write("nested.tsv", nested)
+    out(qseg("annotate", copy, "--import", exported, "--no-serve"))
+    assert out(qseg("annotate", copy, "--export", "-", "--mode", "nested")) == nested
+    assert out(qseg("annotate", copy, "--export", "-", "--mode", "flat")) == ""
+
+
+def test_a_refused_record_leaves_nothing_behind(tmp_path, write):
+    project, _ = _annotated(tmp_path, write)
+    bad = write(
+        "bad.json",
+        json.dumps(
+            [
+                {"id": 1, "data": {"text": "berlin wall", "qid": "a\tb"},
+                 "annotations": [{"completed_by": 7, "result": []}]},
+                {"id": 2, "data": {"text": "berlin wall", "qid": "w1"},
+                 "annotations": [{"completed_by": 8, "result": [
+                     {"type": "labels", "value": {"start": 0, "end": 11, "labels": ["Segment"]}}
+                 ]}]},
+                {"id": 3, "data": {"text": "new york", "qid": "q1"},
+                 "annotations": [{"completed_by": 9, "result": [
+                     {"type": "labels", "value": {"start": 0, "end": 8, "labels": ["Segment"]}}
+                 ]}]},
+            ]
+        ),
+    )  # fmt: skip
+    result = qseg("annotate", project, "--import", bad, "--no-serve")
+    err = result.stderr.decode()
+    assert "1 answers imported (1 new queries), 1 left out" in err
+    assert "q1 by 9: the project's query q1 is 'new york yankees tickets'" in err
+    db = sqlite3.connect(project)
+    assert db.execute("SELECT qid FROM queries WHERE qid = 'w1'").fetchone() == ("w1",)
+    assert db.execute("SELECT name FROM annotators WHERE name = '9'").fetchone() is None
+
+
+def test_a_refused_file_is_left_as_it_was(tmp_path):
+    path = tmp_path / "other.db"
+    other = sqlite3.connect(path)
+    other.execute("CREATE TABLE t (x)")
+    other.commit()
+    other.close()
+    before = path.read_bytes()
+    assert_one_line_error(
+        qseg("annotate", path, "--export", "-"), "not a qseg annotation", status=1
+    )
+    assert path.read_bytes() == before
+    mode = sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()
+    assert mode == ("delete",)  # not switched to WAL
+
+
+def test_pages_of_other_sites_cannot_write_and_other_names_are_refused(served):
+    body = {"name": "mallory"}
+    forged = served.http.post(
+        "/api/annotators", json=body, headers={"Origin": "https://evil.example"}
+    )
+    assert forged.status_code == 403 and "another site" in forged.json()["error"]
+    same = served.http.post("/api/annotators", json=body, headers={"Origin": served.url})
+    assert same.status_code == 200
+    rebound = served.http.get("/api/project", headers={"Host": f"evil.example:{served.port}"})
+    assert rebound.status_code == 403 and "127.0.0.1 or localhost" in rebound.json()["error"]
+    local = served.http.get("/api/project", headers={"Host": f"localhost:{served.port}"})
+    assert local.status_code == 200 and local.json()["annotators"] == ["ann", "bob", "mallory"]
+    page = served.http.get("/flat")
+    assert "default-src 'self'" in page.headers["content-security-policy"]

@@ -58,6 +58,7 @@ def server(tmp_path_factory) -> Iterator[Server]:
     project = folder / "project.db"
     out(qseg("annotate", project, "--queries", queries, "--no-serve"))
     running = Server(str(project), command="annotate")
+    running.project = str(project)  # type: ignore[attr-defined]
     yield running
     assert "Traceback" not in running.stop()
 
@@ -122,7 +123,7 @@ def flat_session(person: Person, second_opinion: bool) -> None:
     assert person.text("segments") == "stainless steel | chest freezers"
     page.get_by_role("button", name="Save and next").click()
     person.at(2)
-    page.reload()  # nothing is lost: the page comes back at the first query not done
+    page.reload()  # the same query, and the progress the server has
     person.at(2)
     assert person.text("progress") == f"{person.name}: query 3 of 4, 2 of 4 done"
     gaps = (1, 2) if not second_opinion else (2,)
@@ -132,7 +133,7 @@ def flat_session(person: Person, second_opinion: bool) -> None:
     person.at(3)
     assert page.locator(".gap").count() == 0  # one word: nothing to break
     page.keyboard.press("Enter")  # the focus is on "Save and next"
-    page.wait_for_function("document.getElementById('message').textContent.includes('all')")
+    page.wait_for_function("() => document.getElementById('message').textContent.includes('all')")
     assert person.text("message") == "Saved. 4 of 4 done: all queries are done. Thank you!"
     if second_opinion:
         return
@@ -225,6 +226,7 @@ def test_two_annotators_flat_and_nested_then_export_and_agreement(server, browse
     nested = download(bob, "nested answers")
     assert flat == FLAT_EXPORT
     assert nested == NESTED_EXPORT
+    assert out(qseg("annotate", server.project, "--export", "-", "--mode", "nested")) == nested
 
     page = ann.page
     page.goto(server.url + "/agreement")
@@ -249,14 +251,15 @@ def test_two_annotators_flat_and_nested_then_export_and_agreement(server, browse
         assert [c[0] for c in cells] == (["d"] if mode == "flat" else ["d1", "d2"])
     # as annotations arrive, the page follows: a third annotator's answer changes the counts
     page.get_by_label("flat", exact=True).check()
-    page.wait_for_function("document.getElementById('counts').textContent.startsWith('8 ')")
+    page.wait_for_function("() => document.getElementById('counts').textContent.startsWith('8 ')")
     cid = Person(browser, server, "cid")
     cid.start("flat")
     cid.at(0)
     cid.page.keyboard.press("Enter")
     cid.at(1)
     page.wait_for_function(
-        "document.getElementById('counts').textContent.startsWith('9 answers')", timeout=15_000
+        "() => document.getElementById('counts').textContent.startsWith('9 answers')",
+        timeout=15_000,
     )
     lowest = page.locator("#lowest table tr").nth(1).locator("td").all_inner_texts()
     assert lowest[0] == "q1"  # three different answers to q1: the least agreed
@@ -305,3 +308,25 @@ def test_the_api_docs_render_offline(server, browser):
     assert "/api/answers" in [o.strip() for o in operations]
     assert outside == []
     context.close()
+
+
+def test_off_the_loopback_a_browser_signs_in_with_the_token(server, browser):
+    """With a token, a page asked for sends the browser to /login; the token typed there
+    lets it in (a cookie the service takes for the token), a wrong one does not."""
+    guarded = Server(server.project, "--token", "s3cret", command="annotate", token="s3cret")
+    try:
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(guarded.url + "/agreement")
+        page.wait_for_url(re.compile("/login\\?next=/agreement"))
+        page.get_by_label("Token").fill("wrong")
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_function("() => document.getElementById('message').textContent !== ''")
+        assert page.inner_text("#message") == "Wrong token."
+        page.get_by_label("Token").fill("s3cret")
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_url(guarded.url + "/agreement")
+        page.wait_for_selector("#agreement table")
+        context.close()
+    finally:
+        guarded.stop()

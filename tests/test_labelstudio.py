@@ -333,3 +333,17 @@ def test_answers_that_do_not_fit_their_query_are_refused():
         to_tasks(queries, [Record("q1", NYY, "ann", "flat", "new york|tickets")])
     with pytest.raises(QsegError, match="mode must be flat or nested"):
         to_tasks(queries, [Record("q1", NYY, "ann", "tree", "new york yankees tickets")])
+
+
+def test_a_text_its_words_cannot_be_placed_in_is_exported_as_its_words(tmp_path):
+    """A query whose words cannot be found in its text (NFKC makes the full-width "(" a
+    separator) is still exported: as its words joined by spaces, which imports back."""
+    tasks = to_tasks([("q2", WIDE)], [Record("q2", WIDE, "ann", "flat", "new|york")])
+    assert tasks[0]["data"]["text"] == "new york"
+    spans = [r["value"]["text"] for r in tasks[0]["annotations"][0]["result"]]
+    assert spans == ["new", "york"]
+    path = tmp_path / "wide.json"
+    write_tasks(tasks, path)
+    imported = read_tasks(path)
+    assert imported.problems == []
+    assert imported.answers == [Record("q2", "new york", "ann", "flat", "new|york")]

@@ -91,9 +91,9 @@ def to_tasks(queries: Sequence[tuple[str, str]], answers: Iterable[Record]) -> l
             raise QsegError(
                 f"answer of {answer.annotator!r} to query {answer.qid!r}: no such query"
             )
-        text = task["data"]["text"]
         if answer.qid not in offsets:
-            offsets[answer.qid] = _export_offsets(answer.qid, text)
+            offsets[answer.qid] = _export_offsets(answer.qid, task["data"])
+        text = task["data"]["text"]
         label, spans = _answer_spans(answer, normalize(text))
         chars = offsets[answer.qid]
         results = []
@@ -123,15 +123,19 @@ def to_tasks(queries: Sequence[tuple[str, str]], answers: Iterable[Record]) -> l
     return list(tasks.values())
 
 
-def _export_offsets(qid: str, text: str) -> list[tuple[int, int]]:
-    """The character ranges of a query's words, or an error: spans cannot be placed without."""
+def _export_offsets(qid: str, data: dict[str, str]) -> list[tuple[int, int]]:
+    """The character ranges of a query's words in ``data["text"]``. A text whose words cannot
+    be placed in it (a full-width parenthesis, which NFKC makes a separator) is replaced by
+    its words joined by spaces, so that every answered query can be exported."""
     try:
-        words = normalize(text)
+        words = normalize(data["text"])
     except QueryError as exc:
         raise QsegError(f"query {qid!r}: {exc}") from None
-    offsets = _word_offsets(text, words)
+    offsets = _word_offsets(data["text"], words)
     if offsets is None:
-        raise QsegError(f"query {qid!r}: its words cannot be aligned with its text {text!r}")
+        data["text"] = " ".join(words)
+        offsets = _word_offsets(data["text"], words)
+        assert offsets is not None
     return offsets
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -111,23 +112,8 @@ class Project:
         """An existing project; a file of another kind or of a newer schema is refused."""
         if not Path(path).is_file():
             raise PathError(path, "no such project file")
-        db = _connect(path)
-        try:
-            version = db.execute("PRAGMA user_version").fetchone()[0]
-            row = db.execute("SELECT value FROM meta WHERE key = 'application'").fetchone()
-        except sqlite3.DatabaseError:
-            db.close()
-            raise ProjectError(f"{path}: not a qseg annotation project") from None
-        if row is None or row[0] != APPLICATION:
-            db.close()
-            raise ProjectError(f"{path}: not a qseg annotation project")
-        if version > SCHEMA_VERSION:
-            db.close()
-            raise ProjectError(
-                f"{path}: made by a newer qseg (schema version {version}, this qseg reads "
-                f"up to {SCHEMA_VERSION}); upgrade qseg"
-            )
-        return cls(path, db)
+        _check_project(path)
+        return cls(path, _connect(path))
 
     def close(self) -> None:
         self._db.close()
@@ -150,9 +136,9 @@ class Project:
             self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"setting.{key}", value))
 
     def add_queries(self, lines: Iterable[bytes], source: str) -> QueryReport:
-        """Add ``[id<TAB>]query`` lines (a line without an id gets its line number): a bad
-        line is refused and a query already there (same id or same words) left out, each
-        reported."""
+        """Add ``[id<TAB>]query`` lines (a line without an id gets its position in the
+        project as its id): a bad line is refused and a query already there (same id or same
+        words) left out, each reported."""
         report = QueryReport()
         known = {" ".join(normalize(t)) for (t,) in self._db.execute("SELECT text FROM queries")}
         ids = {q for (q,) in self._db.execute("SELECT qid FROM queries")}
@@ -164,7 +150,6 @@ class Project:
                 except InputError as exc:
                     report.refused.append(str(exc))
                     continue
-                qid = ident if ident is not None else str(lineno)
                 words = " ".join(normalize(text))
                 if words.count(" ") >= MAX_WORDS:
                     report.refused.append(
@@ -172,10 +157,12 @@ class Project:
                         f"queries of at most {MAX_WORDS}"
                     )
                     continue
-                if qid in ids or words in known:
-                    report.duplicates.append(f"{source}:{lineno}: {qid} {text!r}")
+                if (ident is not None and ident in ids) or words in known:
+                    named = f"{ident} " if ident is not None else ""
+                    report.duplicates.append(f"{source}:{lineno}: {named}{text!r}")
                     continue
                 position += 1
+                qid = ident if ident is not None else _free_id(position, ids)
                 self._db.execute("INSERT INTO queries VALUES (?, ?, ?)", (qid, text, position))
                 ids.add(qid)
                 known.add(words)
@@ -257,6 +244,8 @@ class Project:
                 "trees (the expert setting allows others)"
             )
         text = str(structure)  # pipe text of a flat, bracket text of a nested answer
+        if mode == "nested" and "(" not in text:
+            text = f"({text})"  # a one-word tree: bracketed, so that readers tell it nested
         self._db.execute(
             "INSERT INTO annotations (qid, annotator, mode, value, saved) VALUES (?, ?, ?, ?, ?)",
             (qid, name, mode, text, time.time()),
@@ -265,35 +254,53 @@ class Project:
     def import_records(self, records: Iterable[Record], source: str) -> ImportReport:
         """Add imported answers in one transaction: a query not in the project is added, one
         whose id is known must have the same words; annotators are added as they come. A
-        record that does not fit is refused and reported, the others saved. Imported trees
-        may have nodes of more than two parts (the authors' nested files do)."""
+        record that does not fit is refused and reported and leaves nothing behind, the
+        others are saved. Imported trees may have nodes of more than two parts (the authors'
+        nested files do)."""
         report = ImportReport()
         known = {qid: normalize(text) for qid, text in self.queries()}
         (position,) = self._db.execute("SELECT COALESCE(MAX(position), 0) FROM queries").fetchone()
         with self._db:
+            self._db.execute("BEGIN")  # one transaction; a savepoint per record within it
             for record in records:
+                self._db.execute("SAVEPOINT record")
                 try:
-                    words = normalize(record.text)
-                    if record.qid not in known:
-                        position += 1
-                        self._db.execute(
-                            "INSERT INTO queries VALUES (?, ?, ?)",
-                            (record.qid, record.text, position),
-                        )
-                        known[record.qid] = words
-                        report.queries += 1
-                    elif known[record.qid] != words:
-                        raise QsegError(
-                            f"the project's query {record.qid} is "
-                            f"{' '.join(known[record.qid])!r}, not {' '.join(words)!r}"
-                        )
+                    added = self._import_query(record, known, position + 1)
                     name = self._insert_annotator(record.annotator)
                     self._insert_answer(name, record.qid, record.mode, record.value, True)
                 except QsegError as exc:
+                    self._db.execute("ROLLBACK TO record")
+                    self._db.execute("RELEASE record")
                     report.refused.append(f"{source}: {record.qid} by {record.annotator}: {exc}")
                     continue
+                self._db.execute("RELEASE record")
+                if added:
+                    known[record.qid] = normalize(record.text)
+                    position += 1
+                    report.queries += 1
                 report.answers += 1
         return report
+
+    def _import_query(
+        self, record: Record, known: dict[str, tuple[str, ...]], position: int
+    ) -> bool:
+        """Add the query of an imported record if the project does not have it (``True``);
+        check it against the project's if it does."""
+        qid = record.qid
+        if not qid.strip() or qid != qid.strip() or any(c in qid for c in "\t\r\n"):
+            raise QsegError(f"query id {qid!r}: one line of text, no tab, no spaces around it")
+        words = normalize(record.text)
+        if qid in known:
+            if known[qid] != words:
+                raise QsegError(
+                    f"the project's query {qid} is {' '.join(known[qid])!r}, not "
+                    f"{' '.join(words)!r}"
+                )
+            return False
+        if len(words) > MAX_WORDS:
+            raise QsegError(f"{len(words)} words; a project takes queries of at most {MAX_WORDS}")
+        self._db.execute("INSERT INTO queries VALUES (?, ?, ?)", (qid, record.text, position))
+        return True
 
     def answers(self, mode: str) -> Iterator[tuple[str, str, str]]:
         """``(query id, annotator, answer)``: each annotator's latest answer, in query order."""
@@ -316,6 +323,15 @@ class Project:
         return "".join(f"{q}\t{a}\t{v}\n" for q, a, v in self.answers(mode))
 
 
+def _free_id(position: int, taken: set[str]) -> str:
+    """The id of a query given without one: its position, made unique if a given id has it."""
+    qid, n = str(position), 1
+    while qid in taken:
+        n += 1
+        qid = f"{position}.{n}"
+    return qid
+
+
 def records_of(annotations: Annotations) -> Iterator[Record]:
     """Annotations read by :func:`qseg.corpora.annotations.read_annotations` as records to
     import (a query's text is its words)."""
@@ -335,6 +351,29 @@ def parse_answer(mode: str, value: str) -> Segmentation | NestedSegmentation:
         return NestedSegmentation.from_brackets(value)
     except (SegmentationError, QsegError) as exc:
         raise QsegError(f"{mode} answer {value!r}: {exc}") from None
+
+
+def _check_project(path: str | Path) -> None:
+    """Refuse a file that is not a qseg project, or of a newer schema, having only read it:
+    a refused file is left as it was (opening it for writing would switch it to WAL)."""
+    try:
+        uri = Path(path).resolve().as_uri() + "?mode=ro"
+        with closing(sqlite3.connect(uri, uri=True, timeout=30)) as db:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            row = db.execute("SELECT value FROM meta WHERE key = 'application'").fetchone()
+    except sqlite3.OperationalError as exc:
+        if "unable to open" in str(exc):
+            raise PathError(path, f"cannot be opened ({exc})") from None
+        raise ProjectError(f"{path}: not a qseg annotation project") from None
+    except sqlite3.DatabaseError:
+        raise ProjectError(f"{path}: not a qseg annotation project") from None
+    if row is None or row[0] != APPLICATION:
+        raise ProjectError(f"{path}: not a qseg annotation project")
+    if version > SCHEMA_VERSION:
+        raise ProjectError(
+            f"{path}: made by a newer qseg (schema version {version}, this qseg reads up to "
+            f"{SCHEMA_VERSION}); upgrade qseg"
+        )
 
 
 def _connect(path: str | Path) -> sqlite3.Connection:

@@ -37,7 +37,7 @@ def configure(annotate: argparse.ArgumentParser) -> None:
         action="append",
         metavar="FILE",
         help="add answers from an annotation file: item<TAB>annotator<TAB>segmentation, Webis "
-        "votes, bracket files, or a Label Studio JSON export (*.json) (repeatable)",
+        "votes, bracket files, or a Label Studio JSON export (*.json, *.jsonl) (repeatable)",
     )
     annotate.add_argument(
         "--prefill",
@@ -148,7 +148,7 @@ def _import(project: object, source: str) -> None:
     assert isinstance(project, Project)
     problems: list[str] = []
     records: list[Record]
-    if source.endswith(".json"):
+    if source.endswith((".json", ".jsonl")):
         imported = read_tasks(source)
         problems += imported.problems
         records = imported.answers

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import quote
 
 from fastapi import APIRouter, Body, Query
 from fastapi.responses import FileResponse, Response
@@ -24,11 +25,11 @@ from qseg.annotation.project import Project
 from qseg.annotation.summary import summarize
 from qseg.errors import QsegError
 from qseg.query import normalize
+from qseg.service.pages import page
 from qseg.service.refusal import Refusal
 from qseg.service.schemas import ErrorBody
 from qseg.service.served import Served
 
-STATIC = Path(__file__).parent / "static"
 PAGES = {"/": "index.html", "/flat": "flat.html", "/nested": "nested.html"}
 PAGES |= {"/agreement": "agreement.html", "/login": "login.html"}
 Mode = Literal["flat", "nested"]
@@ -40,6 +41,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     for status, description in {
         400: "malformed JSON or a body that is not UTF-8",
         401: "no token or a wrong one (when the service has one)",
+        403: "a request from a page of another site, or to another name than the loopback's",
         404: "an annotator, query or position the project does not have",
         405: "another HTTP verb than the route's",
         409: "an answer that is no segmentation of its query (the message says why)",
@@ -65,18 +67,17 @@ def annotation_router(project_path: str, served: dict[str, Served]) -> APIRouter
     """The pages and ``/api`` routes of the project in ``project_path``; the flat page is
     pre-filled by the served segmenter the project's ``prefill`` setting names."""
     router = APIRouter(responses=_ERRORS)
-    summaries: dict[tuple[str, int, int], dict[str, Any]] = {}
-    summaries_lock = threading.Lock()
+    summaries = _Summaries()
 
     @contextmanager
     def project() -> Iterator[Project]:
         with Project.open(project_path) as opened:
             yield opened
 
-    for route, page in PAGES.items():
+    for route, name in PAGES.items():
         router.add_api_route(
             route,
-            _page(page),
+            _page(name),
             methods=["GET"],
             include_in_schema=False,
             response_class=FileResponse,
@@ -126,16 +127,16 @@ def annotation_router(project_path: str, served: dict[str, Served]) -> APIRouter
             qid, text = found
             prefill = p.settings()["prefill"]
             answer = p.answer(annotator.strip(), qid, mode)
-        segmentation = _segmenter(served, prefill).segment(text) if prefill else None
+        filled = _segmenter(served, prefill).segment(text) if prefill and mode == "flat" else None
         return {
             "index": index,
             "total": total,
             "done": sum(answered),
             "qid": qid,
             "text": text,
-            "words": list(segmentation.words if segmentation else normalize(text)),
+            "words": list(normalize(text)),
             "answer": answer,
-            "prefill": segmentation.to_pipe() if segmentation and mode == "flat" else None,
+            "prefill": filled.to_pipe() if filled is not None else None,
         }
 
     @router.post("/api/answers", summary="Save an answer (every answer is kept with its time)")
@@ -162,15 +163,7 @@ def annotation_router(project_path: str, served: dict[str, Served]) -> APIRouter
         """The figures ``qseg agree`` gives on the export of ``mode`` (same bootstrap
         replicates and seed), recomputed only when an answer has been saved since."""
         with project() as p:
-            key = (mode, p.last_change(), replicates)
-            with summaries_lock:
-                if key in summaries:
-                    return summaries[key]
-            summary = summarize(p, mode, replicates) | {"version": key[1]}
-        with summaries_lock:
-            summaries.clear()
-            summaries[key] = summary
-        return summary
+            return summaries.get(p, mode, replicates)
 
     @router.get(
         "/api/export",
@@ -196,22 +189,46 @@ def annotation_router(project_path: str, served: dict[str, Served]) -> APIRouter
                 tasks = to_tasks(p.queries(), p.records(mode))
                 body, kind, suffix = tasks_json(tasks), "application/json", "json"
         name = f"{stem}-{mode}.{suffix}"
+        plain = "".join(
+            c if c.isascii() and c.isprintable() and c not in '"\\' else "_" for c in name
+        )
+        disposition = f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quote(name, safe='')}"
         return Response(
             body,
             media_type=f"{kind}; charset=utf-8",
-            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+            headers={"Content-Disposition": disposition},
         )
 
     return router
 
 
 def _page(name: str) -> Any:
-    path = STATIC / "annotate" / name
+    def shown() -> FileResponse:
+        return page(f"annotate/{name}")
 
-    def page() -> FileResponse:
-        return FileResponse(path, headers={"Cache-Control": "no-cache"})
+    return shown
 
-    return page
+
+class _Summaries:
+    """The latest agreement summary of each (mode, replicates), recomputed once per saved
+    answer however many pages ask (a lock per key: a second page waits for the first's)."""
+
+    def __init__(self) -> None:
+        self._latest: dict[tuple[str, int], dict[str, Any]] = {}
+        self._locks: dict[tuple[str, int], threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def get(self, project: Project, mode: str, replicates: int) -> dict[str, Any]:
+        key = (mode, replicates)
+        with self._guard:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            version = project.last_change()
+            latest = self._latest.get(key)
+            if latest is None or latest["version"] != version:
+                latest = summarize(project, mode, replicates) | {"version": version}
+                self._latest[key] = latest
+            return latest
 
 
 def _segmenter(served: dict[str, Served], spec: str) -> Any:

@@ -9,6 +9,7 @@ the schema and an unknown path alike.
 
 # no `from __future__ import annotations`: FastAPI reads the route signatures' types, and the
 # request model is made per application
+import hashlib
 import json
 import secrets
 import sys
@@ -18,13 +19,12 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from http.cookies import CookieError, SimpleCookie
-from pathlib import Path
 from typing import Annotated, Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from fastapi import Body, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel
@@ -35,12 +35,11 @@ from qseg.errors import QsegError
 from qseg.integrations.syntax import SYNTAXES, Syntax
 from qseg.service import metrics
 from qseg.service.config import ServiceConfig
+from qseg.service.pages import STATIC, page
 from qseg.service.refusal import Refusal
 from qseg.service.schemas import ErrorBody, Methods, SegmentResponse, Status, request_model
 from qseg.service.segmenting import TooLongToNest, answer
 from qseg.service.served import Served, open_served
-
-STATIC = Path(__file__).parent / "static"
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -75,9 +74,17 @@ OPEN = "/healthz"
 UNGUARDED = ("/healthz", "/login")
 STATIC_PREFIX = "/static/"
 """Scripts and style sheets: public code, served without the token (the pages are not)."""
-COOKIE = "qseg_token"
-"""A browser cannot send the Authorization header on a page load: the login page sets the
-token as this cookie (HttpOnly, SameSite=Strict), which the gate takes in its place."""
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+
+
+def cookie_name(token: str) -> str:
+    """A browser cannot send the Authorization header on a page load: the login page sets the
+    token as this cookie (HttpOnly, SameSite=Strict), which the gate takes in its place. Its
+    name is the token's own (cookies are shared by every port of a host), so that two
+    services with two tokens do not sign each other's browsers out."""
+    return "qseg_token_" + hashlib.sha256(token.encode()).hexdigest()[:12]
+
+
 LIMIT_FLAGS = {
     "batch": "--max-batch",
     "words": "--max-words",
@@ -135,7 +142,12 @@ def create_app(
     app.state.service = state
     app.state.routes = routes
     app.add_middleware(
-        Gate, state=state, token=config.token, max_body=limits.body, routes=frozenset(routes)
+        Gate,
+        state=state,
+        token=config.token,
+        max_body=limits.body,
+        routes=frozenset(routes),
+        pages=project is not None,
     )
     app.mount(STATIC_PREFIX + "qseg", StaticFiles(directory=STATIC), name="qseg-static")
     _add_login(app, config.token)
@@ -226,8 +238,10 @@ def _add_login(app: FastAPI, token: str | None) -> None:
     def accepted(given: str, goto: str) -> Response:
         if token is None or not secrets.compare_digest(given.encode(), token.encode()):
             raise Refusal(401, "wrong token", headers={"WWW-Authenticate": "Bearer"})
-        answer = RedirectResponse(goto if goto.startswith("/") else "/", 303)
-        answer.set_cookie(COOKIE, token, httponly=True, samesite="strict")
+        # a path of this service only: "//host" and "/\\host" would leave it
+        here = goto.startswith("/") and not goto.startswith(("//", "/\\"))
+        answer = RedirectResponse(goto if here else "/", 303)
+        answer.set_cookie(cookie_name(token), token, path="/", httponly=True, samesite="strict")
         return answer
 
     @app.get("/login", include_in_schema=False)
@@ -235,7 +249,7 @@ def _add_login(app: FastAPI, token: str | None) -> None:
         token: Annotated[str | None, Query()] = None, next: Annotated[str, Query()] = "/"
     ) -> Response:
         if token is None:
-            return FileResponse(STATIC / "login.html", headers={"Cache-Control": "no-cache"})
+            return page("login.html")
         return accepted(token, next)
 
     @app.post("/login", include_in_schema=False)
@@ -378,12 +392,15 @@ class Gate:
         token: str | None,
         max_body: int,
         routes: frozenset[str] = frozenset(ROUTES),
+        pages: bool = False,
     ) -> None:
         self.app = app
         self.state = state
         self.token = token.encode() if token else None
+        self.cookie = cookie_name(token) if token else ""
         self.max_body = max_body
         self.routes = routes
+        self.pages = pages
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -419,6 +436,8 @@ class Gate:
         if path == OPEN:
             return None
         unguarded = path in UNGUARDED or path.startswith(STATIC_PREFIX)
+        if self.pages and (refusal := self._same_site(scope, headers)) is not None:
+            return refusal
         if self.token is not None and not unguarded and not self._has_token(headers):
             return Refusal(
                 401,
@@ -430,11 +449,32 @@ class Gate:
             return Refusal(503, "shutting down: send the request to another worker")
         return None
 
+    def _same_site(self, scope: Scope, headers: dict[bytes, bytes]) -> Refusal | None:
+        """What a browser's pages need beyond the token. Without one, the service is on the
+        loopback, and a request addressed to another name is a page of another site that had
+        its name resolved to 127.0.0.1 (DNS rebinding). A POST whose Origin is another site
+        is a form of that site sending the annotator's browser (cross-site request forgery):
+        a browser sends Origin with every POST, curl and scripts send none."""
+        host = headers.get(b"host", b"").decode("latin-1")
+        if self.token is None and urlsplit(f"//{host}").hostname not in LOOPBACK_NAMES:
+            return Refusal(
+                403,
+                f"this service answers requests to 127.0.0.1 or localhost, not to {host!r} "
+                "(another address needs a token)",
+            )
+        origin = headers.get(b"origin")
+        elsewhere = origin is not None and urlsplit(origin.decode("latin-1")).netloc != host
+        if scope["method"] == "POST" and elsewhere:
+            return Refusal(403, "a request sent by a page of another site is refused")
+        return None
+
     def _answer(self, refusal: Refusal, scope: Scope, headers: dict[bytes, bytes]) -> Response:
         """The refusal; a browser asking for a page without the token is sent to sign in."""
         page = scope["method"] == "GET" and b"text/html" in headers.get(b"accept", b"")
         if refusal.status == 401 and page:
-            return RedirectResponse("/login?next=" + quote(scope["path"]), 303)
+            query = scope.get("query_string", b"").decode("latin-1")
+            asked = scope["path"] + (f"?{query}" if query else "")
+            return RedirectResponse("/login?next=" + quote(asked, safe="/"), 303)
         return refusal.response()
 
     def _has_token(self, headers: dict[bytes, bytes]) -> bool:
@@ -447,7 +487,8 @@ class Gate:
             cookies = SimpleCookie(headers.get(b"cookie", b"").decode("latin-1"))
         except CookieError:
             return False
-        given = cookies[COOKIE].value.encode("latin-1") if COOKIE in cookies else b""
+        found = cookies.get(self.cookie)
+        given = found.value.encode("latin-1") if found is not None else b""
         return secrets.compare_digest(given, self.token)
 
     async def _read(

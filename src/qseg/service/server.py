@@ -24,6 +24,7 @@ import tempfile
 import threading
 from types import FrameType
 from typing import Any
+from urllib.parse import quote
 
 from gunicorn.app.base import BaseApplication
 from gunicorn.arbiter import Arbiter
@@ -112,7 +113,7 @@ def serve(
             file=sys.stderr,
         )
         if project is not None:
-            login = f"login?token={config.token}" if config.token else ""
+            login = f"login?token={quote(config.token, safe='')}" if config.token else ""
             print(f"qseg: annotation pages: http://{where}:{port}/{login}", file=sys.stderr)
         options = {
             "bind": f"{where}:{port}",

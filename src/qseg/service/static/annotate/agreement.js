@@ -112,5 +112,9 @@ document.querySelectorAll("input[name=mode]").forEach((radio) =>
     history.replaceState(null, "", `/agreement?mode=${mode()}`);
     refresh();
   }));
-refresh();
-setInterval(refresh, POLL_MS);
+// ask again only once the last answer is in: a slow summary never piles requests up
+async function poll() {
+  await refresh();
+  setTimeout(poll, POLL_MS);
+}
+poll();

@@ -26,6 +26,12 @@ const qseg = {
     return given;
   },
 
+  // a shortcut is a key pressed alone: not held down, not with Ctrl, Alt or Cmd, not while
+  // an input method composes
+  plainKey(event) {
+    return !(event.repeat || event.ctrlKey || event.altKey || event.metaKey || event.isComposing);
+  },
+
   say(text, kind = "") {
     const line = document.getElementById("message");
     line.textContent = text;
@@ -49,6 +55,7 @@ qseg.Annotating = class {
     this.view = view;
     this.name = qseg.annotator();
     this.item = null;
+    this.saving = false;
   }
 
   async load(index) {
@@ -57,9 +64,11 @@ qseg.Annotating = class {
       return;
     }
     const where = index === undefined || index === null ? "" : `&index=${index}`;
+    const asked = (this.asked = (this.asked || 0) + 1);
     try {
       const item = await qseg.api(
         `/api/item?annotator=${encodeURIComponent(this.name)}&mode=${this.mode}${where}`);
+      if (asked !== this.asked) return; // a later request was made meanwhile: it wins
       this.item = item;
       const address = `/${this.mode}?annotator=${encodeURIComponent(this.name)}&index=${item.index}`;
       history.replaceState(null, "", address);
@@ -82,27 +91,34 @@ qseg.Annotating = class {
   }
 
   async save() {
+    // one save at a time, of the query shown when it was asked for: a held or doubled
+    // Enter must not save the next query unseen
+    const item = this.item;
+    if (!item || this.saving) return;
     const given = this.view.answer();
     if (given.error) {
       qseg.say(given.error, "error");
       return;
     }
+    this.saving = true;
     try {
       const saved = await qseg.api("/api/answers", {
         method: "POST",
-        body: { annotator: this.name, mode: this.mode, qid: this.item.qid, value: given.value },
+        body: { annotator: this.name, mode: this.mode, qid: item.qid, value: given.value },
       });
-      this.item.answer = given.value;
-      this.progress(saved.done);
-      if (this.item.index + 1 < this.item.total) {
-        await this.load(this.item.index + 1);
+      item.answer = given.value;
+      if (item.index + 1 < item.total) {
+        await this.load(item.index + 1);
         qseg.say(`Saved: ${given.value}`, "ok");
       } else {
+        this.progress(saved.done);
         qseg.say(`Saved. ${saved.done} of ${saved.total} done` +
           (saved.done === saved.total ? ": all queries are done. Thank you!" : "."), "ok");
       }
     } catch (error) {
       qseg.say(error.message, "error");
+    } finally {
+      this.saving = false;
     }
   }
 

@@ -84,6 +84,7 @@ function breaksOf(pipe, count) {
 const annotating = new qseg.Annotating("flat", flat);
 
 document.getElementById("query").addEventListener("keydown", (event) => {
+  if (!qseg.plainKey(event) && !event.key.startsWith("Arrow")) return;
   if (event.key === "ArrowRight") flat.move(1);
   else if (event.key === "ArrowLeft") flat.move(-1);
   else if (event.key === "Home") flat.move(-flat.words.length);
@@ -95,7 +96,8 @@ document.getElementById("query").addEventListener("keydown", (event) => {
 });
 document.addEventListener("keydown", (event) => {
   // Enter saves from anywhere but a button or link, which Enter activates
-  if (event.key === "Enter" && !event.target.closest("button, a, input, #query")) {
+  const elsewhere = !event.target.closest("button, a, input, #query");
+  if (event.key === "Enter" && elsewhere && qseg.plainKey(event)) {
     event.preventDefault();
     annotating.save();
   }

@@ -2,7 +2,9 @@
 "use strict";
 document.getElementById("login").addEventListener("submit", async (event) => {
   event.preventDefault();
-  const next = new URLSearchParams(location.search).get("next") || "/";
+  // a path of this service only: never another host, never a javascript: address
+  const asked = new URLSearchParams(location.search).get("next") || "/";
+  const next = /^\/(?![\/\\])/.test(asked) ? asked : "/";
   const response = await fetch("/login?next=" + encodeURIComponent(next), {
     method: "POST",
     headers: { "Content-Type": "application/json" },

@@ -13,9 +13,6 @@ const nested = {
   show(item) {
     this.words = item.words;
     this.parts = item.answer ? [parseBrackets(item.answer)] : this.words.map((word) => ({ word }));
-    if (this.parts.length === 1 && this.parts[0].children && this.words.length > 1) {
-      this.parts = [this.parts[0]];
-    }
     this.selected = new Set();
     this.focused = 0;
     document.getElementById("source").textContent = item.answer
@@ -186,6 +183,7 @@ function drawTree(svg, parts, words) {
 const annotating = new qseg.Annotating("nested", nested);
 
 document.getElementById("parts").addEventListener("keydown", (event) => {
+  if (!qseg.plainKey(event) && !event.key.startsWith("Arrow")) return;
   const key = event.key.toLowerCase();
   if (event.key === "ArrowRight") nested.move(1, event.shiftKey);
   else if (event.key === "ArrowLeft") nested.move(-1, event.shiftKey);
@@ -198,7 +196,7 @@ document.getElementById("parts").addEventListener("keydown", (event) => {
   event.preventDefault();
 });
 document.addEventListener("keydown", (event) => {
-  if (event.target.closest("button, a, input, #parts")) return;
+  if (event.target.closest("button, a, input, #parts") || !qseg.plainKey(event)) return;
   const key = event.key.toLowerCase();
   if (event.key === "Enter") annotating.save();
   else if (key === "g") nested.group();
