@@ -257,11 +257,21 @@ def test_prefill_is_the_default_model_segmentation(tmp_path, write):
         assert item["answer"] is None
     finally:
         server.stop()
-    out(qseg("annotate", project, "--prefill", "off", "--no-serve"))
+    out(qseg("annotate", project, "--prefill", "off", "--expert", "--no-serve"))
     settings = sqlite3.connect(project).execute(
         "SELECT value FROM meta WHERE key = 'setting.prefill'"
     )
     assert settings.fetchone() == ("",)
+    server = Server(str(project), command="annotate")
+    try:  # no pre-filling now; nodes of three parts are taken (expert)
+        item = server.http.get("/api/item", params={"annotator": "ann", "mode": "flat"}).json()
+        assert item["prefill"] is None
+        assert server.http.get("/api/project").json()["settings"] == {"prefill": "", "expert": "1"}
+        tree = {"annotator": "ann", "mode": "nested", "qid": "q1",
+                "value": "((new york yankees) tickets)"}  # fmt: skip
+        assert server.http.post("/api/answers", json=tree).status_code == 200
+    finally:
+        server.stop()
 
 
 def test_off_the_loopback_the_pages_need_the_token(tmp_path, write):

@@ -330,3 +330,26 @@ def test_off_the_loopback_a_browser_signs_in_with_the_token(server, browser):
         context.close()
     finally:
         guarded.stop()
+
+
+def test_the_expert_setting_allows_nodes_of_more_than_two_parts(browser, tmp_path):
+    project = tmp_path / "expert.db"
+    queries = tmp_path / "queries.txt"
+    queries.write_text(QUERIES)
+    out(qseg("annotate", project, "--queries", queries, "--expert", "--no-serve"))
+    expert = Server(str(project), command="annotate")
+    try:
+        person = Person(browser, expert, "ann")
+        person.start("nested")
+        person.at(0)
+        assert person.text("rule") == "Expert setting: a group may join more than two parts."
+        group(person, 0, 2, keys=True)  # (new york yankees): three parts at once
+        group(person, 0, 1, keys=False)
+        assert person.text("brackets").startswith("((new york yankees) tickets)")
+        person.page.keyboard.press("Enter")
+        person.at(1)
+        person.close()
+    finally:
+        expert.stop()
+    nested = out(qseg("annotate", project, "--export", "-", "--mode", "nested"))
+    assert nested == "q1\tann\t((new york yankees) tickets)\n"

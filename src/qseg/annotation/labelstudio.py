@@ -35,7 +35,7 @@ from typing import Any
 
 from qseg.annotation.project import Record
 from qseg.errors import InputError, PathError, QsegError
-from qseg.fileio import atomic_write, check_output_file
+from qseg.fileio import atomic_write, check_output_file, open_binary
 from qseg.query import QueryError, normalize, words_of
 from qseg.segmentation import NestedSegmentation, Segmentation
 
@@ -197,13 +197,8 @@ def read_tasks(path: str | Path) -> Imported:
 def _load(path: Path) -> list[Any]:
     """The tasks of a file, or an error naming the file and what is wrong with it."""
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise PathError(path, "no such file") from None
-    except IsADirectoryError:
-        raise PathError(path, "is a directory, not a file") from None
-    except PermissionError:
-        raise PathError(path, "permission denied") from None
+        with open_binary(path) as handle:
+            raw = handle.read()
     except OSError as exc:
         raise InputError(path, None, f"cannot be read: {exc.strerror or exc}") from None
     if b"\x00" in raw:
