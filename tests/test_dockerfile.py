@@ -137,6 +137,9 @@ def test_the_dockerfiles_commands_build_prepare_and_serve(tmp_path):
             headers={"Authorization": "Bearer image-token"},
         )
         assert answer.json()["text"] == "new york yankees|tickets\n"
+        # the installed package carries its pages' files and Swagger UI's (no CDN)
+        for path in ("/static/qseg/annotate/flat.js", "/static/docs/swagger-ui-bundle.js"):
+            assert httpx.get(f"http://127.0.0.1:{port}{path}").status_code == 200, path
         assert "--host" in serving and "0.0.0.0" in serving
     finally:
         server.send_signal(signal.SIGTERM)

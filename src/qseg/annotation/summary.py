@@ -68,12 +68,11 @@ def summarize(
             summary["error"] = str(exc)
     else:
         summary["error"] = "no answers yet"
-    summary["annotators"] = [
-        _annotator(
-            name, [a for annots in annotations.values() for a in annots if a.annotator == name]
-        )
-        for name in sorted({a.annotator for annots in annotations.values() for a in annots})
-    ]
+    by_annotator: dict[str, list[Annotation]] = {}
+    for annots in annotations.values():
+        for annotation in annots:
+            by_annotator.setdefault(annotation.annotator, []).append(annotation)
+    summary["annotators"] = [_annotator(name, by_annotator[name]) for name in sorted(by_annotator)]
     summary["bias"] = [
         {"title": title, "header": header, "rows": rows}
         for title, header, rows in bias_tables(bias_statistics(annotations))
