@@ -257,6 +257,8 @@ def test_prefill_is_the_default_model_segmentation(tmp_path, write):
         assert item["answer"] is None
     finally:
         server.stop()
+    bogus = qseg("annotate", project, "--prefill", "bogus(x=1)", "--no-serve")
+    assert_one_line_error(bogus, "unknown method 'bogus'")
     out(qseg("annotate", project, "--prefill", "off", "--expert", "--no-serve"))
     settings = sqlite3.connect(project).execute(
         "SELECT value FROM meta WHERE key = 'setting.prefill'"
@@ -333,6 +335,7 @@ def test_a_newer_schema_and_bad_paths_are_refused(tmp_path, write):
         "nothing.txt",
         "no such file",
     )
+    assert not list(tmp_path.glob("new.db*"))  # the project it would have made is not left
     empty = tmp_path / "empty.db"
     out(qseg("annotate", empty, "--queries", write("e.txt", ""), "--no-serve"))
     assert_one_line_error(qseg("annotate", empty), "the project has no queries")

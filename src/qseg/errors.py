@@ -75,6 +75,7 @@ EXTRAS = {
     "gunicorn": "serve",
     "prometheus_client": "serve",
     "httpx": "serve",
+    "fastapi_offline": "serve",
     "pyterrier": "pyterrier",
 }
 """The extra of ``pip install 'qseg[EXTRA]'`` that brings each optional top-level module."""

@@ -82,21 +82,27 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
         raise QsegError(f"--port {args.port} is not a port (0 to 65535)")
     path = Path(args.project)
     adding = bool(args.queries or args.imports)
-    if not path.exists():
-        if not adding:
-            raise PathError(path, "no such project: make it with --queries FILE or --import FILE")
-        project = Project.create(path)
-    else:
-        project = Project.open(path)
+    prefill = None if args.prefill is None else _prefill(args.prefill)  # before any change
+    created = not path.exists()
+    if created and not adding:
+        raise PathError(path, "no such project: make it with --queries FILE or --import FILE")
+    project = Project.create(path) if created else Project.open(path)
     with project:
         if adding or args.prefill is not None or args.expert is not None:
             _writable(path)
-        for queries in args.queries or ():
-            _add_queries(project, queries)
-        for imported in args.imports or ():
-            _import(project, imported)
-        if args.prefill is not None:
-            project.set_setting("prefill", "" if args.prefill == "off" else args.prefill.strip())
+        try:
+            for queries in args.queries or ():
+                _add_queries(project, queries)
+            for imported in args.imports or ():
+                _import(project, imported)
+        except BaseException:
+            if created:  # a project this run made is not left behind half made
+                project.close()
+                for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+                    leftover.unlink(missing_ok=True)
+            raise
+        if prefill is not None:
+            project.set_setting("prefill", prefill)
         if args.expert is not None:
             project.set_setting("expert", "1" if args.expert else "0")
         if args.export is not None:
@@ -110,6 +116,17 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
         raise QsegError(f"{path}: the project has no queries: add some with --queries FILE")
     _writable(path)
     _serve(args, str(path), settings["prefill"])
+
+
+def _prefill(spec: str) -> str:
+    """The pre-filling method as the project keeps it ("" for none), opened once now so that
+    a spec that names nothing is refused here rather than when the pages are served."""
+    from qseg.models import open_segmenter
+
+    if spec.strip() == "off":
+        return ""
+    open_segmenter(spec.strip())
+    return spec.strip()
 
 
 def _writable(path: Path) -> None:
