@@ -59,6 +59,10 @@ class ProjectError(DataError):
     """A file that is not a qseg project, or one of a newer qseg."""
 
 
+class Missing(QsegError):
+    """An annotator or a query the project does not have (the service's 404)."""
+
+
 @dataclass
 class QueryReport:
     """What adding queries did: added, duplicates left out, bad lines refused."""
@@ -150,14 +154,12 @@ class Project:
                 except InputError as exc:
                     report.refused.append(str(exc))
                     continue
-                words = " ".join(normalize(text))
-                if words.count(" ") >= MAX_WORDS:
-                    report.refused.append(
-                        f"{source}:{lineno}: {words.count(' ') + 1} words; a project takes "
-                        f"queries of at most {MAX_WORDS}"
-                    )
+                words = normalize(text)
+                if len(words) > MAX_WORDS:
+                    report.refused.append(f"{source}:{lineno}: {_too_long(words)}")
                     continue
-                if (ident is not None and ident in ids) or words in known:
+                key = " ".join(words)
+                if (ident is not None and ident in ids) or key in known:
                     named = f"{ident} " if ident is not None else ""
                     report.duplicates.append(f"{source}:{lineno}: {named}{text!r}")
                     continue
@@ -165,7 +167,7 @@ class Project:
                 qid = ident if ident is not None else _free_id(position, ids)
                 self._db.execute("INSERT INTO queries VALUES (?, ?, ?)", (qid, text, position))
                 ids.add(qid)
-                known.add(words)
+                known.add(key)
                 report.added += 1
         return report
 
@@ -223,20 +225,36 @@ class Project:
         """Save an answer (pipe text for ``flat``, bracket text for ``nested``) after checking
         that it segments the query's words."""
         name = annotator.strip()
-        if not self._db.execute("SELECT 1 FROM annotators WHERE name = ?", (name,)).fetchone():
-            raise QsegError(f"no annotator {name!r} in {self.path}")
+        self.check_annotator(name)
         expert = self.settings()["expert"] == "1"
         with self._db:
             self._insert_answer(name, qid, mode, value, expert)
 
-    def _insert_answer(self, name: str, qid: str, mode: str, value: str, expert: bool) -> None:
+    def check_annotator(self, name: str) -> None:
+        """:class:`Missing` unless the project has an annotator ``name``."""
+        if not self._db.execute("SELECT 1 FROM annotators WHERE name = ?", (name,)).fetchone():
+            raise Missing(f"no annotator {name!r} in {Path(self.path).name}")
+
+    def _insert_answer(
+        self,
+        name: str,
+        qid: str,
+        mode: str,
+        value: str,
+        expert: bool,
+        words: tuple[str, ...] | None = None,
+    ) -> None:
+        """Check an answer against its query's ``words`` (read from the project where not
+        given) and add it."""
         if mode not in MODES:
             raise QsegError(f"mode must be flat or nested, not {mode!r}")
-        row = self._db.execute("SELECT text FROM queries WHERE qid = ?", (qid,)).fetchone()
-        if row is None:
-            raise QsegError(f"no query {qid!r} in {self.path}")
+        if words is None:
+            row = self._db.execute("SELECT text FROM queries WHERE qid = ?", (qid,)).fetchone()
+            if row is None:
+                raise Missing(f"no query {qid!r} in {Path(self.path).name}")
+            words = normalize(row[0])
         structure = parse_answer(mode, value)
-        if structure.words != normalize(row[0]):
+        if structure.words != words:
             raise QsegError(f"the answer's words are not those of query {qid}: {value!r}")
         if isinstance(structure, NestedSegmentation) and not structure.is_binary and not expert:
             raise QsegError(
@@ -265,17 +283,17 @@ class Project:
             for record in records:
                 self._db.execute("SAVEPOINT record")
                 try:
-                    added = self._import_query(record, known, position + 1)
+                    added, words = self._import_query(record, known, position + 1)
                     name = self._insert_annotator(record.annotator)
-                    self._insert_answer(name, record.qid, record.mode, record.value, True)
+                    self._insert_answer(name, record.qid, record.mode, record.value, True, words)
                 except QsegError as exc:
                     self._db.execute("ROLLBACK TO record")
                     self._db.execute("RELEASE record")
                     report.refused.append(f"{source}: {record.qid} by {record.annotator}: {exc}")
                     continue
                 self._db.execute("RELEASE record")
-                if added:
-                    known[record.qid] = normalize(record.text)
+                if added:  # known only once kept: a record rolled back adds no query
+                    known[record.qid] = words
                     position += 1
                     report.queries += 1
                 report.answers += 1
@@ -283,9 +301,9 @@ class Project:
 
     def _import_query(
         self, record: Record, known: dict[str, tuple[str, ...]], position: int
-    ) -> bool:
+    ) -> tuple[bool, tuple[str, ...]]:
         """Add the query of an imported record if the project does not have it (``True``);
-        check it against the project's if it does."""
+        check it against the project's if it does. With the query's words."""
         qid = record.qid
         if not qid.strip() or qid != qid.strip() or any(c in qid for c in "\t\r\n"):
             raise QsegError(f"query id {qid!r}: one line of text, no tab, no spaces around it")
@@ -296,11 +314,11 @@ class Project:
                     f"the project's query {qid} is {' '.join(known[qid])!r}, not "
                     f"{' '.join(words)!r}"
                 )
-            return False
+            return False, words
         if len(words) > MAX_WORDS:
-            raise QsegError(f"{len(words)} words; a project takes queries of at most {MAX_WORDS}")
+            raise QsegError(_too_long(words))
         self._db.execute("INSERT INTO queries VALUES (?, ?, ?)", (qid, record.text, position))
-        return True
+        return True, words
 
     def answers(self, mode: str) -> Iterator[tuple[str, str, str]]:
         """``(query id, annotator, answer)``: each annotator's latest answer, in query order."""
@@ -321,6 +339,10 @@ class Project:
     def export_table(self, mode: str) -> str:
         """The latest answers as ``item<TAB>annotator<TAB>segmentation`` lines."""
         return "".join(f"{q}\t{a}\t{v}\n" for q, a, v in self.answers(mode))
+
+
+def _too_long(words: tuple[str, ...]) -> str:
+    return f"{len(words)} words; a project takes queries of at most {MAX_WORDS}"
 
 
 def _free_id(position: int, taken: set[str]) -> str:

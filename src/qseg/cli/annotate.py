@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import IO
 
-from qseg.annotation.project import MODES
+from qseg.annotation.project import MODES, Project, Record, records_of
 
 EXPORT_FORMATS = ("table", "label-studio")
 
@@ -75,7 +75,6 @@ def configure(annotate: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, out: IO[str]) -> None:
-    from qseg.annotation.project import Project
     from qseg.errors import PathError, QsegError
 
     if not 0 <= args.port <= 65535:
@@ -88,7 +87,8 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
         raise PathError(path, "no such project: make it with --queries FILE or --import FILE")
     project = Project.create(path) if created else Project.open(path)
     with project:
-        if adding or args.prefill is not None or args.expert is not None:
+        serving = args.export is None and not args.no_serve
+        if adding or prefill is not None or args.expert is not None or serving:
             _writable(path)
         try:
             for queries in args.queries or ():
@@ -114,7 +114,6 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
         return
     if count == 0:
         raise QsegError(f"{path}: the project has no queries: add some with --queries FILE")
-    _writable(path)
     _serve(args, str(path), settings["prefill"])
 
 
@@ -139,11 +138,9 @@ def _writable(path: Path) -> None:
         raise PathError(path, "not writable (the project and its folder must be)")
 
 
-def _add_queries(project: object, source: str) -> None:
-    from qseg.annotation.project import Project
+def _add_queries(project: Project, source: str) -> None:
     from qseg.fileio import open_binary
 
-    assert isinstance(project, Project)
     with open_binary(source) as lines:
         report = project.add_queries(lines, source)
     for line in report.refused:
@@ -157,12 +154,10 @@ def _add_queries(project: object, source: str) -> None:
     )
 
 
-def _import(project: object, source: str) -> None:
+def _import(project: Project, source: str) -> None:
     from qseg.annotation.labelstudio import read_tasks
-    from qseg.annotation.project import Project, Record, records_of
     from qseg.corpora.annotations import read_annotations
 
-    assert isinstance(project, Project)
     problems: list[str] = []
     records: list[Record]
     if source.endswith((".json", ".jsonl")):
@@ -181,12 +176,10 @@ def _import(project: object, source: str) -> None:
     )
 
 
-def _export(project: object, args: argparse.Namespace, out: IO[str]) -> None:
+def _export(project: Project, args: argparse.Namespace, out: IO[str]) -> None:
     from qseg.annotation.labelstudio import tasks_json, to_tasks, write_tasks
-    from qseg.annotation.project import Project
     from qseg.fileio import atomic_write, check_output_file
 
-    assert isinstance(project, Project)
     kind = args.format or ("label-studio" if args.export.endswith(".json") else "table")
     if kind == "table":
         text = project.export_table(args.mode)

@@ -21,7 +21,7 @@ from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel, Field
 
 from qseg.annotation.labelstudio import tasks_json, to_tasks
-from qseg.annotation.project import Project
+from qseg.annotation.project import Missing, Project
 from qseg.annotation.summary import summarize
 from qseg.errors import QsegError
 from qseg.query import normalize
@@ -31,7 +31,7 @@ from qseg.service.schemas import ErrorBody
 from qseg.service.served import Served
 
 PAGES = {"/": "index.html", "/flat": "flat.html", "/nested": "nested.html"}
-PAGES |= {"/agreement": "agreement.html", "/login": "login.html"}
+PAGES |= {"/agreement": "agreement.html"}
 Mode = Literal["flat", "nested"]
 Name = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[^\t\n\r]*\S[^\t\n\r]*$")]
 
@@ -110,8 +110,10 @@ def annotation_router(project_path: str, served: dict[str, Served]) -> APIRouter
         last), the annotator's latest answer to it, progress, and the pre-filled
         segmentation where the project has one."""
         with project() as p:
-            if annotator.strip() not in p.annotators():
-                raise Refusal(404, f"no annotator {annotator!r}: add it on the start page")
+            try:
+                p.check_annotator(annotator.strip())
+            except Missing as exc:
+                raise Refusal(404, f"{exc}: add it on the start page") from None
             answered = p.answered(annotator.strip(), mode)
             total = len(answered)
             if total == 0:
@@ -145,12 +147,10 @@ def annotation_router(project_path: str, served: dict[str, Served]) -> APIRouter
         request is well formed, its content does not fit the project's query."""
         name = body.annotator.strip()
         with project() as p:
-            if name not in p.annotators():
-                raise Refusal(404, f"no annotator {name!r}: add it on the start page")
-            if body.qid not in dict(p.queries()):
-                raise Refusal(404, f"no query {body.qid!r} in the project")
             try:
                 p.save(name, body.qid, body.mode, body.value)
+            except Missing as exc:
+                raise Refusal(404, str(exc)) from None
             except QsegError as exc:
                 raise Refusal(409, str(exc)) from None
             answered = p.answered(name, body.mode)

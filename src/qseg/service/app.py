@@ -46,18 +46,6 @@ ROUTES = (
     "/docs",
     "/login",
 )
-ANNOTATION_ROUTES = (
-    "/",
-    "/flat",
-    "/nested",
-    "/agreement",
-    "/api/project",
-    "/api/annotators",
-    "/api/item",
-    "/api/answers",
-    "/api/agreement",
-    "/api/export",
-)
 LIMIT_FLAGS = {
     "batch": "--max-batch",
     "words": "--max-words",
@@ -81,7 +69,14 @@ def create_app(
     names = list(served)
     limits = config.limits
     state = ServiceState()
-    routes = ROUTES + (ANNOTATION_ROUTES if project else ())
+    pages = None
+    if project is not None:
+        from qseg.service.annotating import annotation_router
+
+        pages = annotation_router(project, served)
+    # the gate's names of routes (metrics, 404s): the pages' are read off their router
+    page_routes = [route.path for route in pages.routes] if pages is not None else []
+    routes = ROUTES + tuple(dict.fromkeys(page_routes))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):  # type: ignore[no-untyped-def]
@@ -111,10 +106,8 @@ def create_app(
     )
     app.mount(STATIC_PREFIX + "qseg", StaticFiles(directory=STATIC), name="qseg-static")
     add_login(app, config.token)
-    if project is not None:
-        from qseg.service.annotating import annotation_router
-
-        app.include_router(annotation_router(project, served))
+    if pages is not None:
+        app.include_router(pages)
     errors = _declared_errors(config.token is not None)
     segment_request = request_model(names, limits.batch, limits.words, limits.chars, limits.k)
 

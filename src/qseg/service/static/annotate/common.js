@@ -56,6 +56,7 @@ qseg.Annotating = class {
     this.name = qseg.annotator();
     this.item = null;
     this.saving = false;
+    this.asked = 0; // requests for a query made so far: only the latest one's answer is shown
   }
 
   async load(index) {
@@ -64,7 +65,7 @@ qseg.Annotating = class {
       return;
     }
     const where = index === undefined || index === null ? "" : `&index=${index}`;
-    const asked = (this.asked = (this.asked || 0) + 1);
+    const asked = ++this.asked;
     try {
       const item = await qseg.api(
         `/api/item?annotator=${encodeURIComponent(this.name)}&mode=${this.mode}${where}`);
