@@ -54,7 +54,7 @@ def main() -> None:
     from qseg.corpora.annotations import read_webis_votes
     from qseg.evaluation.agreement import agreement
     from qseg.service.app import create_app
-    from qseg.service.config import ServiceConfig
+    from qseg.service.settings import load_settings
 
     votes = read_webis_votes(votes_file)
     records = list(records_of(votes))
@@ -78,8 +78,9 @@ def main() -> None:
             ("the agreement page's summary", best_of(lambda: summarize(project, "flat"), 3))
         )
 
-    app = create_app(ServiceConfig(("naive",)), project=str(path))
-    with TestClient(app, base_url="http://127.0.0.1") as client:
+    app = create_app(load_settings(methods=("naive",), project=str(path)))
+    # a loopback client (the service answers only this machine without a token)
+    with TestClient(app, base_url="http://127.0.0.1", client=("127.0.0.1", 50000)) as client:
         client.post("/api/annotators", json={"name": "bench"})
         asked = {"annotator": "bench", "mode": "flat", "index": 0}
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -119,8 +121,12 @@ def free_port() -> int:
 
 
 class Server:
-    """``qseg serve ARGS`` (or another serving command, ``qseg annotate``) started on a free
-    port, ready when ``/readyz`` says so."""
+    """``qseg serve ARGS`` (or another serving command, ``qseg annotate``) on a port the
+    server binds itself (``--port 0``: no race for a free port between test processes), read
+    off its stderr; ready when ``/readyz`` says so. Its stderr is read as it comes (a full
+    pipe would stall it) and given back by :meth:`stop`."""
+
+    port: int | None = None
 
     def __init__(
         self,
@@ -128,38 +134,66 @@ class Server:
         token: str | None = None,
         env: dict[str, str] | None = None,
         command: str = "serve",
+        host: str = "127.0.0.1",
+        files: int | None = None,
     ):
+        """``files``: the open files the server may have (``ulimit -n``, as a systemd unit
+        gives 1,024)."""
         import httpx
 
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
         self.token = token
-        command_line = [sys.executable, "-m", "qseg", command, "--port", str(self.port), *args]
+        command_line = [sys.executable, "-m", "qseg", command, "--port", "0", *args]
+        if host != "127.0.0.1":
+            command_line += ["--host", host]
         self.process = subprocess.Popen(
             command_line,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=os.environ | (env or {}),
             start_new_session=True,
+            preexec_fn=None if files is None else lambda: _limit_files(files),
         )
+        self.lines: list[str] = []
+        bound = threading.Event()
+        self._reader = threading.Thread(target=self._read, args=(bound,), daemon=True)
+        self._reader.start()
+        if not bound.wait(180) or self.port is None:
+            self.stop()
+            raise AssertionError(f"qseg {command} did not bind: {''.join(self.lines)}")
+        where = f"[{host}]" if ":" in host else host
+        self.url = f"http://{where}:{self.port}"
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.http = httpx.Client(base_url=self.url, headers=headers, timeout=60)
-        deadline = time.monotonic() + 180
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise AssertionError(f"qseg serve exited: {self.process.stderr.read().decode()}")
             try:
                 if self.http.get("/readyz").status_code == 200:
                     return
             except httpx.TransportError:
                 pass
-            time.sleep(0.2)
+            time.sleep(0.1)
         self.stop()
-        raise AssertionError("qseg serve was not ready within 180 s")
+        raise AssertionError("qseg serve was not ready within 60 s of binding")
+
+    def _read(self, bound: threading.Event) -> None:
+        assert self.process.stderr is not None
+        for raw in self.process.stderr:
+            line = raw.decode(errors="replace")
+            self.lines.append(line)
+            found = re.search(r"^qseg: serving .* on http://\S+:(\d+) ", line)
+            if found and self.port is None:
+                self.port = int(found.group(1))
+                bound.set()
+        bound.set()
+
+    def log(self) -> str:
+        """What the server has written on stderr so far."""
+        return "".join(self.lines)
 
     def stop(self) -> str:
         """SIGTERM, then the server's stderr once it has exited."""
-        self.http.close()
+        if hasattr(self, "http"):
+            self.http.close()
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
             try:
@@ -167,4 +201,11 @@ class Server:
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait()
-        return self.process.stderr.read().decode()
+        self._reader.join(10)
+        return self.log()
+
+
+def _limit_files(count: int) -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_NOFILE, (count, count))

@@ -288,13 +288,29 @@ def test_off_the_loopback_the_pages_need_the_token(tmp_path, write):
         assert page.status_code == 303 and page.headers["location"] == "/login?next=/flat"
         assert bare.get("/login").status_code == 200  # the sign-in page
         assert bare.get("/static/qseg/annotate/style.css").status_code == 200
-        assert bare.post("/login", json={"token": "wrong"}).status_code == 401
+        for guess in ("wrong", "päss-wörd", "tok€n", "s3cret\u0000"):  # 401, never a 500
+            assert bare.post("/login", json={"token": guess}).status_code == 401, guess
         signed = bare.get("/login", params={"token": "s3cret", "next": "/agreement"})
         assert signed.status_code == 303 and signed.headers["location"] == "/agreement"
-        assert "httponly" in signed.headers["set-cookie"].lower()
-        for elsewhere in ("//evil.example", "/\\evil.example", "https://evil.example"):
+        cookie = signed.headers["set-cookie"]
+        assert "httponly" in cookie.lower() and "s3cret" not in cookie  # a keyed hash of it
+        # never to another host, as a browser would read the address (tabs and line breaks
+        # dropped, a backslash a slash)
+        for elsewhere in (
+            "//evil.example",
+            "/\\evil.example",
+            "https://evil.example",
+            "/\t/evil.example/c",
+            "/\n/evil.example",
+            "/\r\\evil.example",
+            " //evil.example",
+            "\t//evil.example",
+            "javascript:alert(1)",
+        ):
             sent = bare.get("/login", params={"token": "s3cret", "next": elsewhere})
-            assert sent.headers["location"] == "/"  # never to another host
+            assert sent.headers["location"] == "/", elsewhere
+            posted = bare.post("/login", params={"next": elsewhere}, json={"token": "s3cret"})
+            assert posted.json() == {"next": "/"}, elsewhere
         assert bare.get("/api/project").status_code == 200  # the cookie stands for the token
         bare.close()
     finally:
@@ -476,3 +492,35 @@ def test_pages_of_other_sites_cannot_write_and_other_names_are_refused(served):
     assert local.status_code == 200 and local.json()["annotators"] == ["ann", "bob", "mallory"]
     page = served.http.get("/flat")
     assert "default-src 'self'" in page.headers["content-security-policy"]
+
+
+def test_behind_a_proxy_the_public_origin_and_forwarded_addresses(tmp_path, write):
+    """A proxy that rewrites Host (Origin: https://annotate.example.org, Host: 127.0.0.1) is
+    let in by --public-origin; X-Forwarded-For is believed only from --forwarded-allow-ips."""
+    project, _ = _annotated(tmp_path, write)
+    origin = {"Origin": "https://annotate.example.org"}
+    body = {"name": "carol"}
+    plain = Server(project, command="annotate")
+    try:
+        assert plain.http.post("/api/annotators", json=body, headers=origin).status_code == 403
+        forwarded = plain.http.get("/api/project", headers={"X-Forwarded-For": "203.0.113.5"})
+        assert forwarded.status_code == 200  # not believed: the client is the loopback
+    finally:
+        assert "Traceback" not in plain.stop()
+    proxied = Server(
+        project,
+        "--public-origin",
+        "https://annotate.example.org",
+        "--forwarded-allow-ips",
+        "127.0.0.1",
+        command="annotate",
+    )
+    try:
+        assert proxied.http.post("/api/annotators", json=body, headers=origin).status_code == 200
+        other = {"Origin": "https://evil.example"}
+        assert proxied.http.post("/api/annotators", json=body, headers=other).status_code == 403
+        # the proxy's word is taken: a client elsewhere, and no token, is refused
+        forwarded = proxied.http.get("/api/project", headers={"X-Forwarded-For": "203.0.113.5"})
+        assert forwarded.status_code == 403 and "203.0.113.5" in forwarded.json()["error"]
+    finally:
+        assert "Traceback" not in proxied.stop()

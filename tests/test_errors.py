@@ -68,17 +68,26 @@ def _socket(folder: Path) -> None:
         sock.bind(str(folder / "s.qseg"))
 
 
-def _model(folder: Path, change: Callable[[dict[str, bytes]], None]) -> None:
-    """A small trained model, saved, then one of its members changed (the zip stays valid)."""
+def _model(folder: Path, change: Callable[[dict[str, bytes]], None], record: bool = True) -> None:
+    """A small trained model, saved, then one of its members changed (the zip stays valid);
+    ``record``: meta.json's manifest recorded anew for the change (so that what refuses it is
+    the member's own check), else left as it was."""
+    import json
+
     sys.path.insert(0, str(Path(__file__).parent))
     import toy
 
     from qseg import models
+    from qseg.models.format import MANIFEST, manifest
 
     models.save(toy.train("features(classifier=logreg)"), folder / "m.qseg")
     with zipfile.ZipFile(folder / "m.qseg") as zf:
         members = {n: zf.read(n) for n in zf.namelist()}
     change(members)
+    if record:
+        meta = json.loads(members["meta.json"])
+        meta[MANIFEST] = manifest({n: d for n, d in members.items() if n != "meta.json"})
+        members["meta.json"] = json.dumps(meta).encode()
     with zipfile.ZipFile(folder / "m.qseg", "w") as zf:
         for name, data in members.items():
             zf.writestr(name, data)
@@ -88,15 +97,17 @@ def _packed_model(
     folder: Path, change: Callable[[list], list], spec: str = "features(classifier=logreg)"
 ) -> None:
     """A small trained model, saved, then its members changed and packed by the model fuzz's
-    zip writer, which writes what ``zipfile`` will not (flags, methods, declared sizes)."""
+    zip writer, which writes what ``zipfile`` will not (flags, methods, declared sizes), its
+    manifest recorded anew for what they hold."""
     sys.path.insert(0, str(Path(__file__).parent))
     import toy
-    from test_model_fuzz import pack, unpack
+    from test_model_fuzz import pack, unpack, with_manifest
 
     from qseg import models
 
     models.save(toy.train(spec), folder / "m.qseg")
-    (folder / "m.qseg").write_bytes(pack(change(unpack((folder / "m.qseg").read_bytes()))))
+    changed = change(unpack((folder / "m.qseg").read_bytes()))
+    (folder / "m.qseg").write_bytes(pack(with_manifest(changed)))
 
 
 def _in_member(name: str, change: Callable[[Any], Any]) -> Callable[[list], list]:
@@ -187,6 +198,18 @@ def _unknown_parameter(members: dict[str, bytes]) -> None:
     members["meta.json"] = json.dumps(meta).encode()
 
 
+def _zero_coef(members: dict[str, bytes]) -> None:
+    """The gap model's coefficients zeroed: a valid array of the same size, other numbers."""
+    import numpy as np
+
+    with np.load(io.BytesIO(members["gap_model.npz"])) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    arrays["coef"] = np.zeros_like(arrays["coef"])
+    out = io.BytesIO()
+    np.savez(out, **arrays)
+    members["gap_model.npz"] = out.getvalue()
+
+
 def _garbage_member(members: dict[str, bytes]) -> None:
     members["gap_model.npz"] = b"PK\x03\x04" + b"\x00" * 60
 
@@ -246,6 +269,7 @@ CASES = [
     Case("a model array of the wrong shape", ["segment", "--method", "m.qseg", "--allow-other-resources", "a"], 1, "m.qseg (gap_model.npz): linear gap model: coef has 3 values, expected", make=lambda f: _model(f, _wrong_shape)),
     Case("a model parameter qseg does not know", ["segment", "--method", "m.qseg", "--allow-other-resources", "a"], 1, "m.qseg: meta.json: unknown parameter 'colour'", make=lambda f: _model(f, _unknown_parameter)),
     Case("a damaged member inside a valid zip", ["segment", "--method", "m.qseg", "--allow-other-resources", "a"], 1, "m.qseg (gap_model.npz): not", make=lambda f: _model(f, _garbage_member)),
+    Case("a member changed inside a valid zip, not in meta.json's manifest", ["segment", "--method", "m.qseg", "--allow-other-resources", "a"], 1, "m.qseg (gap_model.npz): its SHA-256 is not the one meta.json records (the file is damaged)", make=lambda f: _model(f, _zero_coef, record=False)),
     Case("a model of 2 KB: JSON nested 1,000 deep", ["segment", "--method", "m.qseg", "a"], 1, "m.qseg: not a readable model file (meta.json: nested too deeply)", make=_nested_meta),
     Case("a model member flagged encrypted", ["segment", "--method", "m.qseg", "--allow-other-resources", "a"], 1, "m.qseg: not a readable model file (member 'gap_model.npz' is encrypted)", make=lambda f: _packed_model(f, _in_member("gap_model.npz", _flagged))),
     Case("an array in a model's .npz flagged encrypted", ["segment", "--method", "m.qseg", "--allow-other-resources", "a"], 1, "m.qseg (gap_model.npz): not a linear gap model (member 'coef.npy' is encrypted)", make=lambda f: _packed_model(f, _in_array("coef.npy", _flagged))),

@@ -42,12 +42,17 @@ from typing import Any
 import numpy as np
 import pytest
 import toy
+from helpers import assert_one_line_error, qseg
 from test_fuzz import in_child
 
 from qseg import models
-from qseg.models.catalog import SHIPPED
+from qseg.models import ModelError
+from qseg.models.catalog import SHIPPED, shipped_model
+from qseg.models.format import MANIFEST, manifest
 
 SHIPPED_MODEL = SHIPPED / "qseg-default-v2.qseg"
+"""The model the fuzz mutates: a file written before manifests (the toy models have one)."""
+DEFAULT_MODEL = shipped_model(models.DEFAULT)
 QUERIES = ["cheap new york yankees tickets", "stainless steel chest freezer", "café münchen"]
 HEADROOM = 400 << 20
 """How much a child's address space may grow while it loads and uses a mutated model: more
@@ -299,7 +304,33 @@ def json_member(members: list[Member], rng: random.Random) -> tuple[str, bytes]:
             [b"\xef\xbb\xbf" + m.data, m.data[: len(m.data) // 2], b"\xff" + m.data, b"", b"null"]
         )
         what = "bytes that are not its JSON"
-    return f"{m.name}: {what}", pack(_with(members, i, Member.of(m.name, data)))
+    changed = _with(members, i, Member.of(m.name, data))
+    if m.name == "meta.json":
+        return f"{m.name}: {what}", pack(changed)
+    anew, changed = recorded(changed, rng)
+    return f"{m.name}: {what}{anew}", pack(changed)
+
+
+def recorded(members: list[Member], rng: random.Random) -> tuple[str, list[Member]]:
+    """Half the time (where meta.json has a manifest), the manifest recorded anew for the
+    members as they are: a crafted file consistent with itself, which the decoders must refuse
+    on their own; else as it was, which refuses every changed member."""
+    meta = next(json.loads(m.data) for m in members if m.name == "meta.json")
+    if MANIFEST not in meta or rng.random() < 0.5:
+        return "", members
+    return ", manifest recorded anew", with_manifest(members)
+
+
+def with_manifest(members: list[Member]) -> list[Member]:
+    """The members with meta.json's manifest recorded anew for what they hold (meta.json left
+    as it is, its packing too, where it records that already)."""
+    i = next(i for i, m in enumerate(members) if m.name == "meta.json")
+    meta = json.loads(members[i].data)
+    anew = manifest({m.name: m.data for m in members if m.name != "meta.json"})
+    if meta.get(MANIFEST) == anew:
+        return members
+    text = json.dumps(meta | {MANIFEST: anew}, indent=1, sort_keys=True).encode()
+    return _with(members, i, Member.of("meta.json", text))
 
 
 # -- .npz members and their .npy arrays
@@ -365,7 +396,8 @@ def npz_member(members: list[Member], rng: random.Random) -> tuple[str, bytes]:
         what, array = forged(inner[j].data, rng)
         what = f"{inner[j].name}: {what}"
         data = pack(_with(inner, j, Member.of(inner[j].name, array, zipfile.ZIP_STORED)))
-    return f"{members[i].name}: {what}", pack(_with(members, i, Member.of(members[i].name, data)))
+    anew, changed = recorded(_with(members, i, Member.of(members[i].name, data)), rng)
+    return f"{members[i].name}: {what}{anew}", pack(changed)
 
 
 MUTATIONS: list[Mutation] = [
@@ -533,6 +565,120 @@ def test_a_zip_bomb_is_refused_before_it_is_unpacked(name, tmp_path):
     assert err.startswith(f"qseg: error: {path}") and err.count("\n") == 1, err
     peak = int(done.stdout) << 10
     assert peak < 250 << 20, f"{peak >> 20} MiB at the peak: {err}"
+
+
+# -- the shipped default, verified member by member whatever the cache holds ---------------
+
+
+def npz_changed(source: Path, target: Path, name: str, change: Callable[[dict], None]) -> Path:
+    """A copy of a model file whose ``.npz`` member ``name`` holds the arrays ``change``
+    altered in place: a valid npz in a valid zip (every CRC recomputed), meta.json as it was."""
+    members = unpack(source.read_bytes())
+    i = next(i for i, m in enumerate(members) if m.name == name)
+    with np.load(io.BytesIO(members[i].data)) as npz:
+        arrays = {key: npz[key] for key in npz.files}
+    change(arrays)
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    target.write_bytes(pack(_with(members, i, Member.of(name, buffer.getvalue()))))
+    return target
+
+
+def zero_bias(arrays: dict) -> None:
+    arrays["bias"][:] = 0
+
+
+def flip_low_bits(arrays: dict) -> None:
+    arrays["low"][:1000] ^= 0xFF
+
+
+def flipped(source: Path, target: Path, name: str) -> Path:
+    """A copy of a model file with one bit of member ``name`` flipped (its size kept, its CRC
+    recomputed)."""
+    members = unpack(source.read_bytes())
+    i = next(i for i, m in enumerate(members) if m.name == name)
+    data = bytearray(members[i].data)
+    data[len(data) // 2] ^= 1
+    target.write_bytes(pack(_with(members, i, Member.of(name, bytes(data)))))
+    return target
+
+
+def digest_error(path: Path, member: str) -> str:
+    return f"{path} ({member}): its SHA-256 is not the one meta.json records (the file is damaged)"
+
+
+def size_error(path: Path, member: str, size: int) -> str:
+    recorded = len(zipfile.ZipFile(DEFAULT_MODEL).read(member))
+    return (
+        f"{path} ({member}): declares {size:,} bytes, meta.json records {recorded:,} (the file "
+        "is damaged)"
+    )
+
+
+@pytest.fixture(scope="module")
+def warm_cache(tmp_path_factory) -> Path:
+    """A cache holding the intact titles the shipped default carries: unpacked into it by
+    opening the model."""
+    folder = tmp_path_factory.mktemp("warm-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("QSEG_CACHE", str(folder))
+        models.load(DEFAULT_MODEL)
+    assert list(folder.glob("carried-titles-*.qseg"))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def damaged_titles(tmp_path_factory) -> dict[str, tuple[Path, Callable[[Path], str]]]:
+    """The shipped default with a bit of its packed titles flipped (the same size), and with
+    other numbers in them (a valid ``titles.npz``, of another size), each with its error."""
+    folder = tmp_path_factory.mktemp("damaged")
+    bit = flipped(DEFAULT_MODEL, folder / "bit.qseg", "titles.npz")
+    numbers = npz_changed(DEFAULT_MODEL, folder / "numbers.qseg", "titles.npz", flip_low_bits)
+    size = zipfile.ZipFile(numbers).getinfo("titles.npz").file_size
+    return {
+        "a bit flipped": (bit, digest_error(bit, "titles.npz")),
+        "other numbers": (numbers, size_error(numbers, "titles.npz", size)),
+    }
+
+
+def test_the_shipped_default_opens_and_segments_also_recompressed(
+    warm_cache, tmp_path, monkeypatch
+):
+    """The manifest verifies what members hold, not how the archive compresses them."""
+    monkeypatch.setenv("QSEG_CACHE", str(warm_cache))
+    copy = tmp_path / "copy.qseg"
+    copy.write_bytes(pack([Member.of(m.name, m.data) for m in unpack(DEFAULT_MODEL.read_bytes())]))
+    for path in (DEFAULT_MODEL, copy):
+        assert models.load(path).segment("new york yankees tickets").to_pipe() == (
+            "new york yankees|tickets"
+        )
+
+
+def test_zeroed_biases_in_a_valid_member_are_refused_in_one_line(warm_cache, tmp_path, monkeypatch):
+    monkeypatch.setenv("QSEG_CACHE", str(warm_cache))
+    bad = npz_changed(DEFAULT_MODEL, tmp_path / "biases.qseg", "domain.npz", zero_bias)
+    with pytest.raises(ModelError) as error:
+        models.load(bad)
+    assert str(error.value) == digest_error(bad, "domain.npz")
+    refused = qseg("segment", "--method", bad, "a b", env={"QSEG_CACHE": str(warm_cache)})
+    assert_one_line_error(refused, digest_error(bad, "domain.npz"), status=1)
+
+
+@pytest.mark.parametrize("damage", ["a bit flipped", "other numbers"])
+@pytest.mark.parametrize("cache", ["empty", "warm"])
+def test_a_damaged_carried_member_is_refused_whatever_the_cache_holds(
+    cache, damage, warm_cache, damaged_titles, tmp_path, monkeypatch
+):
+    """Refused before anything is unpacked: on an empty cache nothing is built, and a cache
+    that holds the intact titles (which the model's fingerprint names) does not let it in."""
+    folder = warm_cache if cache == "warm" else tmp_path / "empty"
+    monkeypatch.setenv("QSEG_CACHE", str(folder))
+    path, message = damaged_titles[damage]
+    with pytest.raises(ModelError) as error:
+        models.load(path)
+    assert str(error.value) == message
+    if cache == "empty":
+        assert not folder.exists() or not any(folder.iterdir())
 
 
 if __name__ == "__main__":

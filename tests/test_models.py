@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import struct
 import zipfile
 from dataclasses import replace
 from pathlib import Path
@@ -17,7 +18,7 @@ from helpers import assert_one_line_error, out, qseg
 from qseg import models
 from qseg.errors import PathError, QsegError
 from qseg.models import ModelError, open_segmenter
-from qseg.models.format import ResourceMismatch
+from qseg.models.format import MANIFEST, ResourceMismatch, manifest
 from qseg.resources.counts import NgramCounts
 from qseg.resources.store import build_from_entries
 from qseg.resources.titles import TitleSet
@@ -36,12 +37,16 @@ def saved(tmp_path_factory) -> Path:
     return path
 
 
-def rewrite(path: Path, target: Path, change) -> Path:
-    """Copy a model file, letting ``change(meta, members)`` alter its metadata and members."""
+def rewrite(path: Path, target: Path, change, record: bool = True) -> Path:
+    """Copy a model file, letting ``change(meta, members)`` alter its metadata and members;
+    ``record``: the manifest recorded anew for the changed members (a crafted file consistent
+    with itself, so that what refuses it is the check of the change), else left as it was."""
     with zipfile.ZipFile(path) as zf:
         members = {n: zf.read(n) for n in zf.namelist()}
     meta = json.loads(members.pop("meta.json"))
     change(meta, members)
+    if record:
+        meta[MANIFEST] = manifest(members)
     with zipfile.ZipFile(target, "w") as zf:
         zf.writestr("meta.json", json.dumps(meta))
         for name, data in members.items():
@@ -198,6 +203,96 @@ def test_every_part_of_a_model_file_is_checked(saved, tmp_path, change, message)
     with pytest.raises(ModelError, match=re.escape(message)) as e:
         models.load(bad, toy.resources())
     assert str(e.value).startswith(str(bad)) and "\n" not in str(e.value)
+
+
+def _recorded(member: str, entry):
+    """The manifest's entry of ``member`` replaced (``None``: removed)."""
+
+    def change(meta, members):
+        if entry is None:
+            del meta[MANIFEST][member]
+        else:
+            meta[MANIFEST][member] = entry
+
+    return change
+
+
+def _flipped(member: str):
+    """One bit of a member changed, its size kept."""
+
+    def change(meta, members):
+        data = bytearray(members[member])
+        data[len(data) // 2] ^= 1
+        members[member] = bytes(data)
+
+    return change
+
+
+SHA = "0" * 64
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (_flipped("joint.npz"), "(joint.npz): its SHA-256 is not the one meta.json records"),
+        (_flipped("lexicon.json"), "(lexicon.json): its SHA-256 is not the one meta.json"),
+        (_member("phrases.json", b"{}"), "(phrases.json): declares 2 bytes, meta.json records"),
+        (_set(MANIFEST, []), "meta.json: members must map each member to its bytes and sha256"),
+        (_recorded("joint.npz", {"bytes": 1}), "members must map each member to its bytes"),
+        (_recorded("joint.npz", {"bytes": True, "sha256": SHA}), "members must map each"),
+        (_recorded("joint.npz", {"bytes": 1, "sha256": "A" * 64}), "members must map each"),
+        (_recorded("joint.npz", None), "members does not list the members present ('joint.npz')"),
+        (_recorded("extra.bin", {"bytes": 1, "sha256": SHA}), "present ('extra.bin')"),
+    ],
+)
+def test_every_member_is_verified_against_the_manifest(saved, tmp_path, change, message):
+    bad = rewrite(saved, tmp_path / "bad.qseg", change, record=False)
+    with pytest.raises(ModelError, match=re.escape(message)) as e:
+        models.load(bad, toy.resources())
+    assert str(e.value).startswith(str(bad)) and "\n" not in str(e.value)
+    assert_one_line_error(qseg("segment", "--method", bad, "a b"), str(bad), message, status=1)
+
+
+def test_the_manifest_lists_every_member_by_size_and_sha256(saved):
+    with zipfile.ZipFile(saved) as zf:
+        recorded = json.loads(zf.read("meta.json"))[MANIFEST]
+        members = {n: zf.read(n) for n in zf.namelist() if n != "meta.json"}
+    assert recorded == manifest(members) and set(recorded) == set(members)
+
+
+def _unrecorded(meta, members):
+    del meta[MANIFEST]
+
+
+def _damaged_payload(path: Path, target: Path, member: str) -> Path:
+    """A copy of a model file with a bit of ``member`` flipped as it lies compressed, its CRC
+    left as it was."""
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as zf:
+        info = zf.getinfo(member)
+    name_len, extra_len = struct.unpack("<HH", data[info.header_offset + 26 :][:4])
+    start = info.header_offset + 30 + name_len + extra_len
+    data[start + info.compress_size // 2] ^= 1
+    target.write_bytes(bytes(data))
+    return target
+
+
+def test_a_file_without_a_manifest_loads_with_every_member_crc_checked(tmp_path, monkeypatch):
+    """A file written before manifests is read as before, but every member in full, so that
+    its zip CRC-32 catches a damaged carried member whatever the cache holds."""
+    monkeypatch.setenv("QSEG_CACHE", str(tmp_path / "cache"))
+    model = toy.train(JOINT)
+    carrying = tmp_path / "carrying.qseg"
+    models.save(model, carrying, carry_titles=True)
+    counts_only = replace(toy.resources(), titles=None)
+    expected = [model.segment(q) for q in QUERIES]
+    assert [models.load(carrying, counts_only).segment(q) for q in QUERIES] == expected
+    old = rewrite(carrying, tmp_path / "old.qseg", _unrecorded, record=False)
+    assert [models.load(old, counts_only).segment(q) for q in QUERIES] == expected
+    damaged = _damaged_payload(old, tmp_path / "damaged.qseg", "titles.txt")
+    with pytest.raises(ModelError, match=r"\(titles\.txt\): damaged member") as e:
+        models.load(damaged, counts_only)  # the cache holds its intact titles
+    assert str(e.value).startswith(str(damaged)) and "\n" not in str(e.value)
 
 
 def test_a_joint_model_without_its_scorers_is_refused(saved, tmp_path):
@@ -418,7 +513,8 @@ def test_a_model_can_carry_its_title_set(tmp_path, monkeypatch):
     with pytest.raises(ModelError, match=r"\(titles\.txt\): titles of fingerprint \w+, not"):
         models.load(other, counts_only)
     assert not list((tmp_path / "empty-cache").glob("*.qseg"))  # nothing wrong is cached
-    # the member is read only where the cache lacks the store its fingerprint names
+    # the member (verified whatever the cache holds) is decoded only where the cache lacks the
+    # store its fingerprint names
     monkeypatch.setenv("QSEG_CACHE", str(tmp_path / "cache"))
     assert models.load(other, counts_only).source.titles.store.path == store
     with pytest.raises(QsegError, match="trained without titles: it has none to carry"):

@@ -1,5 +1,7 @@
 import pytest
+from helpers import assert_one_line_error, qseg
 
+from qseg.models import open_segmenter
 from qseg.resources import NgramCounts, Resources, TitleSet
 from qseg.segmenters import METHODS, canonical_spec, create, parse_spec
 from qseg.segmenters.registry import SpecError
@@ -49,6 +51,11 @@ def test_specs_round_trip_and_match_the_built_segmenter(spec, canonical):
         ("wiki(median=0)", "median must be positive"),
         ("wiki(median)", "unknown parameter 'median'"),
         ("naive(", "malformed method spec"),
+        ("naive(,)", "malformed method spec 'naive(,)': an empty parameter (a stray comma)"),
+        ("naive(a=1,)", "malformed method spec 'naive(a=1,)': an empty parameter"),
+        ("naive(,a=1)", "malformed method spec 'naive(,a=1)': an empty parameter"),
+        ("wiki(unseen_titles=true, )", "malformed method spec 'wiki(unseen_titles=true, )'"),
+        ("wiki(unseen_titles=true,,median=3)", "an empty parameter (a stray comma)"),
         ("features(classifier=perceptron)", "classifier must be one of xgboost, logreg, svm"),
         ("embeddings", "needs word vectors: give `Resources(vectors=...)`"),
     ],
@@ -56,6 +63,16 @@ def test_specs_round_trip_and_match_the_built_segmenter(spec, canonical):
 def test_bad_specs_say_what_is_wrong(spec, message):
     with pytest.raises(SpecError, match=message.replace("(", r"\(").replace(")", r"\)")):
         create(spec, RESOURCES)
+
+
+@pytest.mark.parametrize("spec", ["naive(,)", "wiki(unseen_titles=true,)"])
+def test_an_empty_parameter_is_one_line_on_the_command_line(spec):
+    assert_one_line_error(qseg("segment", "--method", spec, "a b"), repr(spec), "empty parameter")
+
+
+def test_a_saved_models_options_name_the_spec_they_came_in():
+    with pytest.raises(SpecError, match=r"^malformed method spec 'default\(style=web,\)': an emp"):
+        open_segmenter("default(style=web,)")
 
 
 def test_every_method_has_defaults_that_parse():

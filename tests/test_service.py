@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from conftest import webis_file
-from helpers import Server, assert_one_line_error, free_port, out, qseg
+from helpers import Server, assert_one_line_error, out, qseg
 
 httpx = pytest.importorskip("httpx", reason="the service needs the serve extra")
 pytest.importorskip("fastapi", reason="the service needs the serve extra")
@@ -27,12 +28,22 @@ from qseg.service import Client, ServiceError  # noqa: E402
 
 WIKI = "wiki(unseen_titles=true)"
 SERVED = ["default", WIKI, "naive"]
-LIMITS = {"batch": 100, "words": 30, "chars": 300, "body": 64_000, "k": 20}
+LIMITS = {
+    "batch": 100,
+    "words": 30,
+    "chars": 300,
+    "body": 64_000,
+    "k": 20,
+    "ranked": 1000,
+    "nested": 20,
+    "answer": 4_000_000,
+    "seconds": 20,
+}
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[Server]:
-    limits = [f"--max-{name}={value}" for name, value in LIMITS.items()]
+    limits = [f"--max-{name.replace('_', '-')}={value}" for name, value in LIMITS.items()]
     methods = [f"--method={spec}" for spec in SERVED]
     running = Server("--workers", "2", *methods, *limits)
     yield running
@@ -61,11 +72,13 @@ def test_a_batch_is_answered_as_qseg_segment_answers_it(server, method):
         assert answer.status_code == 200, answer.text
         printed = out(qseg("segment", "--method", method, "--format", fmt, *queries))
         body = answer.json()
-        assert body["text"] == printed
         assert body["method"] == method
-        if fmt == "json":
+        if fmt == "json":  # the records once, not again inside text
+            assert body["text"] is None
             records = [json.loads(line) for line in printed.splitlines()]
             assert body["results"] == [{k: v for k, v in r.items() if k != "id"} for r in records]
+        else:
+            assert body["text"] == printed
 
 
 def test_the_curl_command_of_the_docs(server):
@@ -143,10 +156,18 @@ def test_engine_syntax_options_are_the_command_lines(server):
         "2",
     ]
     assert post(server, body).json()["text"] == out(qseg("segment", *flags, query))
-    # an option the format does not take is left aside, as the schema cannot tie them
-    assert post(server, {"queries": [query], "slop": 1}).json()["text"] == out(
-        qseg("segment", query)
-    )
+    # an option the format does not take is refused, as the command line refuses it
+    refused = post(server, {"queries": [query], "slop": 1})
+    assert refused.status_code == 422 and refused.json()["field"] == "slop"
+    assert "slop: only with format lucene" in refused.json()["error"]
+    assert_one_line_error(qseg("segment", "--slop", "1", query), "--slop: only with --format")
+    for options, field in [
+        ({"nested": True, "k": 2}, "k"),
+        ({"nested": True, "format": "lucene"}, "format"),
+        ({"format": "terrier", "boost": 2}, "boost"),
+    ]:
+        refused = post(server, {"queries": [query], **options})
+        assert refused.status_code == 422 and refused.json()["field"] == field, refused.text
     refused = post(server, {"queries": [query], "format": "lucene", "field": "a b"})
     assert refused.status_code == 422 and refused.json()["field"] == "field"
     refused = post(server, {"queries": ["+++"], "format": "terrier"})
@@ -180,15 +201,26 @@ def test_health_readiness_and_metrics_summed_over_the_workers(server):
 def test_the_schema_declares_every_error_status(server):
     schema = server.http.get("/openapi.json").json()
     responses = schema["paths"]["/segment"]["post"]["responses"]
-    assert set(responses) == {"200", "400", "404", "405", "413", "422", "503"}
+    assert set(responses) == {"200", "400", "403", "404", "405", "413", "422", "503"}
     assert all(
         responses[s]["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorBody")
         for s in responses
         if s != "200"
     )
-    request = schema["components"]["schemas"]["SegmentRequest"]["properties"]
-    assert request["queries"]["maxItems"] == LIMITS["batch"]
-    assert request["k"]["maximum"] == LIMITS["k"]
+    request = schema["components"]["schemas"]["SegmentRequest"]
+    assert request["properties"]["queries"]["maxItems"] == LIMITS["batch"]
+    assert request["properties"]["k"]["maximum"] == LIMITS["k"]
+    conditions = {
+        name: c["then"]["properties"]
+        for c in request["allOf"]
+        for name, condition in c["if"]["properties"].items()
+        if condition in ({"minimum": 2}, {"const": True})
+    }
+    assert conditions["k"]["queries"]["maxItems"] == LIMITS["ranked"] // LIMITS["k"]
+    assert conditions["nested"]["queries"]["maxItems"] == LIMITS["nested"]
+    assert conditions["nested"]["k"] == {"const": 1}
+    # no token: no security scheme to satisfy (a served token's is tested below)
+    assert "securitySchemes" not in schema["components"]
 
 
 # -- limits and bad input ---------------------------------------------------------------------
@@ -213,7 +245,9 @@ def good_request_still_works(server: Server) -> None:
         ({"queries": ["a b"], "k": 10**9}, 422, "k", 20),
         ({"queries": ["a b"], "k": "3"}, 422, "k", None),
         ({"queries": [" ".join(["w"] * 30)] * 3, "nested": False, "k": 2}, 200, None, None),
-        ({"queries": ["a b"], "nested": True, "k": 2, "format": "quoted"}, 200, None, None),
+        ({"queries": ["a b"], "nested": True, "k": 2, "format": "quoted"}, 422, "k", None),
+        ({"queries": [" ".join(["w"] * 30)] * 51, "k": 2}, 422, "queries", 50),
+        ({"queries": ["w w"] * 21, "nested": True}, 422, "queries", 20),
         ({"queries": []}, 422, "queries", None),
         ({"queries": [""]}, 422, "queries.0", None),
         ({"queries": ["  | ( ) "]}, 422, "queries.0", None),
@@ -253,6 +287,10 @@ def test_bad_requests_are_refused_by_name_and_the_server_keeps_serving(
         (b'{"queries": ["new york"', {}, 400),
         (b'{"queries": ["new \xff york"]}', {}, 400),
         (b"\xff\xfe\x00\x00", {}, 400),
+        ('{"queries": ["new york"]}'.encode("utf-16"), {}, 400),
+        ('{"queries": ["new york"]}'.encode("utf-16-le"), {}, 400),
+        ('{"queries": ["new york"]}'.encode("utf-32"), {}, 400),
+        (b'\xef\xbb\xbf{"queries": ["new york"]}', {}, 400),
         (b"", {}, 422),
         (b"x" * 10_000_000, {}, 413),
         (b'{"queries": ["new york"]}', {"content-type": "text/plain"}, 200),
@@ -287,6 +325,10 @@ def test_wrong_verbs_and_unknown_routes(server):
     assert answer.status_code == 405 and "GET" in answer.headers["allow"]
     answer = server.http.get("/segment/../../etc/passwd")
     assert answer.status_code == 404 and "routes: /segment" in answer.json()["error"]
+    for route in ("/healthz", "/readyz", "/methods", "/metrics", "/openapi.json", "/docs"):
+        head = server.http.head(route)  # what load balancers check health with
+        assert head.status_code == 200 and head.content == b"", route
+        assert int(head.headers["content-length"]) > 0
     good_request_still_works(server)
 
 
@@ -376,7 +418,7 @@ def test_the_token_guards_every_route_but_healthz():
             ("GET", "/readyz"),
             ("GET", "/metrics"),
             ("GET", "/openapi.json"),
-            ("GET", "/nope"),
+            ("GET", "/docs"),
         ]:
             answer = bare.request(verb, route, json={"queries": ["a"]})
             assert answer.status_code == 401, route
@@ -385,6 +427,14 @@ def test_the_token_guards_every_route_but_healthz():
                 verb, route, json={"queries": ["a"]}, headers={"Authorization": "Bearer s3cret"}
             )
             assert wrong.status_code == 401, route
+        # the token is checked before the body or the page's origin is looked at
+        for headers, content in [
+            ({"Origin": "http://["}, b'{"queries": ["a"]}'),
+            ({}, b'{"queries": ["a"'),
+            ({"Origin": "http://evil.example"}, b"\xff"),
+        ]:
+            answer = bare.post("/segment", content=content, headers=headers)
+            assert answer.status_code == 401, answer.text
         assert running.http.post("/segment", json={"queries": ["a b"]}).status_code == 200
         client = Client(running.url, token="s3cret-token")
         assert client.segment("new york").query == "new york"
@@ -392,12 +442,35 @@ def test_the_token_guards_every_route_but_healthz():
             Client(running.url).segment("new york")
         schema = running.http.get("/openapi.json").json()
         assert "401" in schema["paths"]["/segment"]["post"]["responses"]
+        assert schema["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
+        assert {"HTTPBearer": []} in schema["paths"]["/segment"]["post"]["security"]
     finally:
-        running.stop()
+        assert "Traceback" not in running.stop()
+
+
+@pytest.mark.parametrize("token", ["päss-wörd", "tok€n", "two words", "a\tb"])
+def test_a_token_a_bearer_header_cannot_carry_is_refused_at_start(token):
+    result = qseg("serve", "--method", "naive", "--token", token, "--prepare")
+    assert_one_line_error(result, "--token", "RFC 6750")
+    result = qseg("serve", "--method", "naive", "--prepare", env={"QSEG_TOKEN": token})
+    assert_one_line_error(result, "QSEG_TOKEN", "RFC 6750")
+
+
+def in_flight(url: str) -> float:
+    text = httpx.get(f"{url}/metrics", timeout=10).text
+    line = next(x for x in text.splitlines() if x.startswith("qseg_requests_in_flight"))
+    return float(line.split()[-1])
+
+
+def wait_until(condition, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
 
 
 def test_sigterm_lets_requests_in_flight_finish_and_refuses_new_ones():
-    running = Server("--workers", "2", "--drain-seconds", "3")
+    running = Server("--workers", "2", "--drain-seconds", "5")
     long_queries = [" ".join(f"word{i} new york" for i in range(20))] * 1000
     finished: list[httpx.Response] = []
 
@@ -407,12 +480,22 @@ def test_sigterm_lets_requests_in_flight_finish_and_refuses_new_ones():
 
     thread = threading.Thread(target=slow)
     thread.start()
-    time.sleep(0.5)  # the batch is being segmented
+    # in flight: the batch, besides the /metrics request asking (the server says so)
+    wait_until(lambda: in_flight(running.url) >= 2 or bool(finished))
+    assert not finished, "the batch finished before the signal: make it longer"
     running.process.send_signal(signal.SIGTERM)
-    time.sleep(0.5)
-    refused = httpx.post(f"{running.url}/segment", json={"queries": ["a"]}, timeout=10)
-    assert refused.status_code == 503 and "shutting down" in refused.json()["error"]
-    assert httpx.get(f"{running.url}/readyz").status_code == 503
+
+    def refusing() -> bool:
+        try:
+            return httpx.get(f"{running.url}/readyz", timeout=10).status_code == 503
+        except httpx.TransportError:
+            return False
+
+    wait_until(refusing, 10)
+    with httpx.Client(base_url=running.url, timeout=10) as kept_alive:
+        refused = kept_alive.post("/segment", json={"queries": ["a"]})
+        assert refused.status_code == 503 and "shutting down" in refused.json()["error"]
+        assert refused.headers["connection"] == "close"  # a keep-alive client goes elsewhere
     thread.join(60)
     assert finished and finished[0].status_code == 200
     assert len(finished[0].json()["results"]) == 1000
@@ -437,14 +520,30 @@ def test_a_method_that_cannot_be_served_stops_the_start_with_one_line():
     result = qseg("serve", "--method", "naive", "--method", "naive", "--prepare")
     assert_one_line_error(result, "given twice")
     result = qseg("serve", "--max-batch", "0", "--prepare")
-    assert_one_line_error(result, "batch", ">= 1")
+    assert_one_line_error(result, "--max-batch", "greater than or equal to 1")
+    result = qseg("serve", "--prepare", env={"QSEG_SERVE_MAX_K": "many"})
+    assert_one_line_error(result, "QSEG_SERVE_MAX_K", "integer")
 
 
-@pytest.mark.parametrize("launcher", ["gunicorn", "uvicorn"])
-def test_the_documented_launchers_without_qseg_serve(tmp_path, launcher):
-    """docs/service.md's gunicorn and uvicorn command lines, with a free port."""
-    port = str(free_port())
-    folder = tmp_path / "metrics"
+def other_address() -> str:
+    """An address of this machine that is not the loopback (a request to it comes from it)."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # no packet is sent: only a route is chosen
+            address = probe.getsockname()[0]
+        except OSError:
+            address = "127.0.0.1"
+    if address.startswith("127."):
+        pytest.skip("this machine has no address but the loopback")
+    return address
+
+
+def launch(launcher: str, tmp_path: Path, env: dict[str, str], host: str) -> tuple:
+    """docs/service.md's gunicorn or uvicorn command line on ``host`` and a port it binds
+    itself; the port read off its log."""
+    folder = tmp_path / f"metrics-{launcher}-{len(env)}"
     folder.mkdir()
     binary = str(Path(sys.executable).with_name(launcher))
     if launcher == "gunicorn":
@@ -455,24 +554,48 @@ def test_the_documented_launchers_without_qseg_serve(tmp_path, launcher):
             "--workers",
             "2",
             "--bind",
-            f"127.0.0.1:{port}",
+            f"{host}:0",
             "--worker-class",
             "qseg.service.server.DrainingWorker",
+            "--log-level",
+            "info",
         ]
+        pattern = r"Listening at: http://\S+:(\d+)"
     else:
-        command = [
-            binary,
-            "--factory",
-            "qseg.service.app:create_app",
-            "--workers",
-            "2",
-            "--port",
-            port,
-        ]
-    env = {"QSEG_SERVE_METHODS": f"naive;{WIKI}", "PROMETHEUS_MULTIPROC_DIR": str(folder)}
+        command = [binary, "--factory", "qseg.service.app:create_app", "--workers", "2"]
+        command += ["--host", host, "--port", "0"]
+        pattern = r"running on http://\S+:(\d+)"
     process = subprocess.Popen(
-        command, env=os.environ | env, stderr=subprocess.PIPE, start_new_session=True
+        command,
+        env=os.environ | env | {"PROMETHEUS_MULTIPROC_DIR": str(folder)},
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        text=True,
     )
+    assert process.stderr is not None
+    log = []
+    for line in process.stderr:
+        log.append(line)
+        if found := re.search(pattern, line):
+            break
+    else:
+        raise AssertionError("".join(log))
+    threading.Thread(target=lambda: log.extend(process.stderr), daemon=True).start()
+    return process, int(found.group(1)), log
+
+
+def stop(process: subprocess.Popen, log: list[str]) -> str:
+    process.send_signal(signal.SIGTERM)
+    process.wait(60)
+    time.sleep(0.2)
+    return "".join(log)
+
+
+@pytest.mark.parametrize("launcher", ["gunicorn", "uvicorn"])
+def test_the_documented_launchers_without_qseg_serve(tmp_path, launcher):
+    """docs/service.md's gunicorn and uvicorn command lines."""
+    env = {"QSEG_SERVE_METHODS": f"naive;{WIKI}"}
+    process, port, log = launch(launcher, tmp_path, env, "127.0.0.1")
     try:
         client = Client(f"http://127.0.0.1:{port}", method=WIKI)
         client.wait_ready(120)
@@ -481,6 +604,37 @@ def test_the_documented_launchers_without_qseg_serve(tmp_path, launcher):
         metrics = httpx.get(f"http://127.0.0.1:{port}/metrics").text
         assert 'qseg_queries_total{method="wiki(unseen_titles=true)"} 1.0' in metrics
     finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(60)
-        assert "Traceback" not in process.stderr.read().decode()
+        assert "Traceback" not in stop(process, log)
+
+
+@pytest.mark.parametrize("launcher", ["gunicorn", "uvicorn"])
+def test_launchers_bound_off_the_loopback_answer_other_addresses_only_with_the_token(
+    tmp_path, launcher
+):
+    """The rules are the application's: bound to every address without a token, a request
+    from another address of the machine is refused (403); with a token, one without it is
+    (401); only the loopback is answered without a token."""
+    address = other_address()
+    process, port, log = launch(launcher, tmp_path, {"QSEG_SERVE_METHODS": "naive"}, "0.0.0.0")
+    try:
+        Client(f"http://127.0.0.1:{port}").wait_ready(120)
+        body = {"queries": ["new york"]}
+        remote = httpx.post(f"http://{address}:{port}/segment", json=body, timeout=30)
+        assert remote.status_code == 403, remote.text
+        assert "--token or QSEG_TOKEN" in remote.json()["error"]
+        assert httpx.get(f"http://{address}:{port}/healthz", timeout=30).status_code == 200
+        local = httpx.post(f"http://127.0.0.1:{port}/segment", json=body, timeout=30)
+        assert local.status_code == 200
+    finally:
+        assert "Traceback" not in stop(process, log)
+    env = {"QSEG_SERVE_METHODS": "naive", "QSEG_TOKEN": "s3cret-token"}
+    process, port, log = launch(launcher, tmp_path, env, "0.0.0.0")
+    try:
+        url = f"http://{address}:{port}"
+        Client(url, token="s3cret-token").wait_ready(120)
+        bare = httpx.post(f"{url}/segment", json={"queries": ["a b"]}, timeout=30)
+        assert bare.status_code == 401
+        signed = Client(url, token="s3cret-token").segment("new york")
+        assert signed.query == "new york"
+    finally:
+        assert "Traceback" not in stop(process, log)

@@ -194,7 +194,9 @@ def test_the_command_line_renders_with_the_same_module():
     assert printed == "new york yankees\n"
     assert_one_line_error(qseg("segment", "--slop", "1", "a b"), "--slop: only with --format")
     assert_one_line_error(
-        qseg("segment", "--format", "terrier", "--nested", "a b"), "--nested prints trees"
+        qseg("segment", "--format", "terrier", "--nested", "a b"),
+        "--nested prints one tree",
+        "drop --format terrier",
     )
     assert_one_line_error(
         qseg("segment", "--format", "terrier", "+++"), "no letter or digit", status=2

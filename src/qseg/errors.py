@@ -70,6 +70,7 @@ EXTRAS = {
     "fastapi": "serve",
     "starlette": "serve",
     "pydantic": "serve",
+    "pydantic_settings": "serve",
     "uvicorn": "serve",
     "uvicorn_worker": "serve",
     "gunicorn": "serve",

@@ -107,10 +107,10 @@ def _drop_stdout() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser(argv).parse_args(argv)
-    signals.install()
     out = _Output(sys.stdout)
     try:
+        args = build_parser(argv).parse_args(argv)  # a command's options may need its extra
+        signals.install()
         args.run(args, out)
         out.flush()
     except _OutputFailed as exc:

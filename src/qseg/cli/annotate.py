@@ -4,18 +4,18 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import IO
 
-from qseg.annotation.project import MODES, Project, Record, records_of
+from qseg.annotation.project import MODES, Project, ProjectExists, Record, check_folder, records_of
 
 EXPORT_FORMATS = ("table", "label-studio")
 
 
 def configure(annotate: argparse.ArgumentParser) -> None:
-    from qseg.service.config import DEFAULT_HOST, TOKEN_VARIABLE
+    from qseg.cli.serve import add_settings
+    from qseg.service.settings import DEFAULT_HOST
 
     annotate.description = (
         "Annotate queries in the browser, flat and nested, as several annotators; measure "
@@ -65,12 +65,10 @@ def configure(annotate: argparse.ArgumentParser) -> None:
         "--no-serve", action="store_true", help="add, import or set, then exit without serving"
     )
     annotate.add_argument("--host", default=DEFAULT_HOST, help="default: %(default)s")
-    annotate.add_argument("--port", type=int, default=8000, help="default: %(default)s")
     annotate.add_argument(
-        "--token",
-        help=f"required of every request when bound to another address than the loopback "
-        f"(default: ${TOKEN_VARIABLE}); a browser signs in at /login",
+        "--port", type=int, default=8000, help="default: %(default)s; 0: a free one"
     )
+    add_settings(annotate, numbers=False)  # --token (a browser signs in at /login), proxies
     annotate.set_defaults(run=run)
 
 
@@ -82,14 +80,13 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
     path = Path(args.project)
     adding = bool(args.queries or args.imports)
     prefill = None if args.prefill is None else _prefill(args.prefill)  # before any change
-    created = not path.exists()
-    if created and not adding:
+    serving = args.export is None and not args.no_serve
+    writing = adding or prefill is not None or args.expert is not None or serving
+    if not adding and not path.exists():
+        check_folder(path)
         raise PathError(path, "no such project: make it with --queries FILE or --import FILE")
-    project = Project.create(path) if created else Project.open(path)
+    project, created = _project(path, writing)
     with project:
-        serving = args.export is None and not args.no_serve
-        if adding or prefill is not None or args.expert is not None or serving:
-            _writable(path)
         try:
             for queries in args.queries or ():
                 _add_queries(project, queries)
@@ -128,14 +125,16 @@ def _prefill(spec: str) -> str:
     return spec.strip()
 
 
-def _writable(path: Path) -> None:
-    """Every answer is written as it is saved: the file and its folder (SQLite's journal)
-    must be writable."""
-    from qseg.errors import PathError
-
-    folder = path.resolve().parent
-    if not os.access(path, os.W_OK) or not os.access(folder, os.W_OK):
-        raise PathError(path, "not writable (the project and its folder must be)")
+def _project(path: Path, writing: bool) -> tuple[Project, bool]:
+    """The project, checked (and, ``writing``, writable and held by no other process), and
+    whether this run made it: of two runs making it at once, one makes it, the other opens
+    it, and both add their queries."""
+    if not path.exists():
+        try:
+            return Project.create(path), True
+        except ProjectExists:
+            pass
+    return Project.open(path, write=writing), False
 
 
 def _add_queries(project: Project, source: str) -> None:
@@ -199,9 +198,9 @@ def _export(project: Project, args: argparse.Namespace, out: IO[str]) -> None:
 
 
 def _serve(args: argparse.Namespace, project: str, prefill: str) -> None:
-    from qseg.service.config import TOKEN_VARIABLE, ServiceConfig
+    from qseg.cli.serve import settings_of
     from qseg.service.server import serve
 
-    token = args.token or os.environ.get(TOKEN_VARIABLE) or None
-    config = ServiceConfig((prefill,) if prefill else (), token=token)
-    serve(config, host=args.host, port=args.port, project=project)
+    methods = (prefill,) if prefill else ()
+    settings = settings_of(args, methods=methods, project=str(Path(project).resolve()))
+    serve(settings, host=args.host, port=args.port)

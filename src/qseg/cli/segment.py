@@ -10,7 +10,7 @@ from typing import IO
 
 from qseg.cli.common import add_model_flags, add_resource_flags, at_least_one, note
 from qseg.errors import InputError, QsegError
-from qseg.integrations.syntax import SYNTAXES, Syntax, renderer
+from qseg.integrations.syntax import ENGINE_OPTIONS, SYNTAXES, Syntax, output_syntax, renderer
 from qseg.models import default_method, open_segmenter
 from qseg.models.format import ResourceMismatch
 from qseg.query import QueryError
@@ -160,29 +160,19 @@ def _check_marker(args: argparse.Namespace) -> None:
         )
 
 
-ENGINE_FLAGS = ("field", "occur", "plain", "slop", "boost", "quote")
-
-
 def engine_syntax(args: argparse.Namespace) -> Syntax | None:
-    """The engine syntax the flags ask for (``None`` for pipe, quoted and json)."""
-    given = [f"--{flag}" for flag in ENGINE_FLAGS if getattr(args, flag) is not None]
-    if args.format not in SYNTAXES:
-        if given:
-            raise QsegError(f"{', '.join(given)}: only with --format lucene, es-dsl or terrier")
-        return None
-    if args.nested:
-        raise QsegError("--nested prints trees: drop --format " + args.format)
+    """The engine syntax the flags ask for (``None`` for pipe, quoted and json), by the rule
+    the service follows too (:func:`qseg.integrations.syntax.output_syntax`)."""
     quote = None
     if args.quote is not None:
         quote = frozenset() if args.quote.strip() == "none" else _indices(args.quote)
-    return Syntax(
+    options = {name: getattr(args, name) for name in ENGINE_OPTIONS}
+    return output_syntax(
         args.format,
-        field=args.field,
-        occur=args.occur or "must",
-        slop=args.slop or 0,
-        boost=args.boost,
-        quote=quote,
-        plain=bool(args.plain),
+        nested=args.nested,
+        k=args.k,
+        spell=lambda name: "--" + name,
+        **(options | {"quote": quote}),
     )
 
 
@@ -207,10 +197,8 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
         raise QsegError("--model is another name for --method: give one of them")
     if args.cache and args.pos:
         raise QsegError("--cache keeps results by query text alone: drop --pos or --cache")
-    if args.nested and (args.k > 1 or args.cache or args.pos or args.format == "quoted"):
-        raise QsegError(
-            "--nested prints one tree per query: drop --k, --cache, --pos, --format quoted"
-        )
+    if args.nested and (args.cache or args.pos):
+        raise QsegError("--nested prints one tree per query: drop --cache, --pos")
     _check_engine(args)
     # usage errors first: bad QUERY arguments are reported before any resource is built
     arguments = (

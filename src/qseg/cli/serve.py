@@ -1,25 +1,30 @@
-"""``qseg serve``: the segmenters as an HTTP service (``pip install 'qseg[serve]'``)."""
+"""``qseg serve``: the segmenters as an HTTP service (``pip install 'qseg[serve]'``). Its
+options are the fields of :class:`qseg.service.settings.Settings` (``--max-batch`` sets
+``max_batch``, as ``QSEG_SERVE_MAX_BATCH`` does), given over the environment."""
 
 from __future__ import annotations
 
 import argparse
-import os
-from dataclasses import fields
-from typing import IO
+from typing import IO, Any
 
 from qseg.cli.common import at_least_one
 
+OWN = {"methods", "project", "token", "public_origins", "forwarded_allow_ips"}
+"""Settings with an option of their own shape (the rest are numbers: ``--name N``)."""
+
 
 def configure(serve: argparse.ArgumentParser) -> None:
-    from qseg.service.config import DEFAULT_HOST, TOKEN_VARIABLE, Limits
+    from qseg.service.settings import DEFAULT_HOST
 
     serve.description = (
         "Serve the segmenters over HTTP: POST /segment, GET /methods, /healthz, /readyz, "
         "/metrics, /docs. Everything served is opened (stores built where needed) before the "
-        "port is bound; requests choose among the served names only. See docs/service.md."
+        "port is bound; requests choose among the served names only. Every option can also "
+        "be set as QSEG_SERVE_<OPTION> (QSEG_TOKEN for the token). See docs/service.md."
     )
     serve.add_argument(
         "--method",
+        dest="methods",
         action="append",
         metavar="SPEC",
         help="a method spec, model file or shipped model's name to serve, under that text "
@@ -28,23 +33,8 @@ def configure(serve: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--host", default=DEFAULT_HOST, help="address to bind (default: %(default)s)"
     )
-    serve.add_argument("--port", type=int, default=8000, help="default: %(default)s")
+    serve.add_argument("--port", type=int, default=8000, help="default: %(default)s; 0: a free one")
     serve.add_argument("--workers", type=int, default=1, help="worker processes (default: 1)")
-    serve.add_argument(
-        "--token",
-        help=f"require 'Authorization: Bearer TOKEN' on every route but /healthz (default: "
-        f"${TOKEN_VARIABLE}; required to bind another address than the loopback)",
-    )
-    defaults = Limits()
-    limits = serve.add_argument_group("limits (over them: 413 or 422 naming the limit)")
-    for limit in fields(Limits):
-        limits.add_argument(
-            f"--max-{limit.name}",
-            type=int,
-            default=getattr(defaults, limit.name),
-            metavar="N",
-            help=f"{limit.name}: default %(default)s",
-        )
     serve.add_argument(
         "--drain-seconds",
         type=float,
@@ -59,29 +49,74 @@ def configure(serve: argparse.ArgumentParser) -> None:
         help="build everything the served methods need into the cache, then exit (for images "
         "and deploy steps)",
     )
+    add_settings(serve)
     serve.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace, out: IO[str]) -> None:
-    from qseg.service.config import TOKEN_VARIABLE, Limits, ServiceConfig
+def add_settings(parser: argparse.ArgumentParser, *, numbers: bool = True) -> None:
+    """The options of the settings: the token, the network's, and (``numbers``) the limits."""
+    from qseg.service.settings import TOKEN_VARIABLE, Settings, flag
 
+    fields = Settings.model_fields
+    parser.add_argument(
+        "--token",
+        help=f"require it of every request but /healthz, as 'Authorization: Bearer TOKEN' "
+        f"(default: ${TOKEN_VARIABLE}); without one, only this machine is answered",
+    )
+    parser.add_argument(
+        "--public-origin",
+        dest="public_origins",
+        action="append",
+        metavar="URL",
+        help="an origin the pages are reached at through a proxy that rewrites Host, "
+        "https://annotate.example.org (repeatable)",
+    )
+    parser.add_argument(
+        "--forwarded-allow-ips",
+        metavar="IPS",
+        help="comma-separated addresses of proxies whose X-Forwarded-For and "
+        "X-Forwarded-Proto are believed (default: none)",
+    )
+    if not numbers:
+        return
+    group = parser.add_argument_group("limits (over them: 408, 413, 422 or 503 naming them)")
+    for name, field in fields.items():
+        if name in OWN:
+            continue
+        group.add_argument(
+            flag(name),
+            dest=name,
+            type=field.annotation,  # type: ignore[arg-type]
+            metavar="N",
+            help=f"{field.description} (default: {field.default})",
+        )
+
+
+def settings_of(args: argparse.Namespace, **more: Any) -> Any:
+    """The settings the options give, over the environment's."""
+    from qseg.service.settings import Settings, load_settings
+
+    given = {name: getattr(args, name, None) for name in Settings.model_fields}
+    given = {k: tuple(v) if isinstance(v, list) else v for k, v in given.items()}
+    return load_settings(**(given | more))
+
+
+def run(args: argparse.Namespace, out: IO[str]) -> None:
     at_least_one(args.workers, "--workers")
     if not 0 <= args.port <= 65535:
         raise _usage(f"--port {args.port} is not a port (0 to 65535)")
     if args.drain_seconds < 0:
         raise _usage("--drain-seconds must be >= 0")
-    limits = Limits(**{f.name: getattr(args, f"max_{f.name}") for f in fields(Limits)})
-    token = args.token or os.environ.get(TOKEN_VARIABLE) or None
-    config = ServiceConfig(tuple(args.method or ()), limits, token)
+    settings = settings_of(args)
     if args.prepare:
         from qseg.service.served import open_served
 
-        served = open_served(config.methods)
+        served = open_served(settings.methods)
         out.write(f"ready to serve: {', '.join(served)}\n")
         return
     from qseg.service.server import serve
 
-    serve(config, host=args.host, port=args.port, workers=args.workers, drain=args.drain_seconds)
+    serve(settings, host=args.host, port=args.port, workers=args.workers, drain=args.drain_seconds)
 
 
 def _usage(message: str) -> Exception:

@@ -76,6 +76,66 @@ class Syntax:
             raise QsegError("the terrier syntax takes no field, slop or boost")
 
 
+class OptionError(QsegError):
+    """Output options that do not go together; ``option`` names the first one to drop."""
+
+    def __init__(self, message: str, option: str) -> None:
+        super().__init__(message)
+        self.option = option
+
+
+ENGINE_OPTIONS = ("field", "occur", "plain", "slop", "boost", "quote")
+"""The options of an engine syntax, by their names in :class:`Syntax`."""
+
+
+def output_syntax(
+    form: str,
+    *,
+    nested: bool = False,
+    k: int = 1,
+    spell: Callable[[str], str] = str,
+    **options: Any,
+) -> Syntax | None:
+    """The engine syntax of an output (``None`` for pipe, quoted and json), one rule for
+    ``qseg segment`` and the service: the engine options only with an engine's format, and a
+    tree per query (``nested``) with neither them, ``k`` over 1 nor a quoted or engine form.
+    ``spell`` names an option as the caller's user gives it (``--k`` on the command line)."""
+    unknown = options.keys() - set(ENGINE_OPTIONS)
+    assert not unknown, unknown
+    given = [name for name in ENGINE_OPTIONS if options.get(name) not in (None, False)]
+    if nested:
+        dropped = (["k"] if k > 1 else []) + given
+        if form in ("quoted", *SYNTAXES):
+            dropped.append(f"format {form}")
+        if dropped:
+            names = ", ".join(spell(name) for name in dropped)
+            raise OptionError(
+                f"{spell('nested')} prints one tree per query: drop {names}", dropped[0]
+            )
+        return None
+    if form not in SYNTAXES:
+        if given:
+            raise OptionError(
+                f"{', '.join(map(spell, given))}: only with {spell('format')} lucene, es-dsl "
+                "or terrier",
+                given[0],
+            )
+        return None
+    quote = options.get("quote")
+    try:
+        return Syntax(
+            form,
+            field=options.get("field"),
+            occur=options.get("occur") or "must",
+            slop=options.get("slop") or 0,
+            boost=options.get("boost"),
+            quote=None if quote is None else frozenset(quote),
+            plain=bool(options.get("plain")),
+        )
+    except QsegError as exc:
+        raise OptionError(str(exc), given[0] if given else "format") from None
+
+
 def quoted_segments(segmentation: Segmentation, quote: Collection[int] | None) -> list[bool]:
     """For each segment, whether it is quoted: multiword and chosen by ``quote`` (an index
     past the last segment chooses none: one choice serves a batch of queries)."""

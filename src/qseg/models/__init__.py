@@ -105,7 +105,7 @@ def _open(
     if options is None:
         return segmenter
     named = Method(model, "options of a saved model", "", lambda: None, MODEL_OPTIONS)
-    _, values = parse_spec_with(f"model({options})", {"model": named})
+    _, values = parse_spec_with(f"model({options})", {"model": named}, shown=text)
     canonical = format_spec(model, MODEL_OPTIONS, values)
     return segmenter.with_style(values["style"], canonical)  # type: ignore[attr-defined]
 

@@ -4,7 +4,8 @@ Members (written with a fixed date, so the same model gives the same bytes):
 
 - ``meta.json``: format name and version, the method spec, every constructor parameter, the
   fitted scalars (feature count, whether trained with tags), the resources it was trained with
-  (content fingerprints, :mod:`.provenance`), the feature names, and the qseg version;
+  (content fingerprints, :mod:`.provenance`), the feature names, the qseg version, and the
+  size and SHA-256 of every other member (``members``, :data:`MANIFEST`);
 - ``gap_model.npz``: the per-gap classifier (boosted trees as arrays, :mod:`..segmenters.trees`,
   or the logistic regression's arrays);
 - ``lexicon.json``, ``probe.npz``, ``vectors.npz``: the learned lexicon, the contextual probe
@@ -14,17 +15,22 @@ Members (written with a fixed date, so the same model gives the same bytes):
 
 Reading checks everything before anything is used: the archive's structure and declared sizes
 before anything is unpacked (:mod:`qseg.archives`), the format version, every parameter's name
-and type, which members must be there (before they are read), every array's shape and dtype,
-and that the gap model takes exactly the features the inputs give. Every problem is one
-:class:`ModelError` naming the file (and the member).
+and type, which members must be there (before they are read), every member's size and SHA-256
+against the manifest (a carried one too, whatever a cache holds of it), every array's shape and
+dtype, and that the gap model takes exactly the features the inputs give. Every problem is one
+:class:`ModelError` naming the file (and the member). A file written before the manifest is
+still read, every member in full with its zip CRC-32 checked (which catches damage, not a member
+rewritten with its CRC recomputed); saving it again (:func:`.loading.save`) adds one.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import math
 import os
+import re
 import reprlib
 import stat
 import zipfile
@@ -48,7 +54,12 @@ from qseg.segmenters.trainable import (
 
 FORMAT = "qseg-break-classifier"
 FORMAT_VERSION = 9
-"""Version 9: trees as arrays (version 8: grouped parameters, the resources' fingerprints)."""
+"""Version 9: trees as arrays (version 8: grouped parameters, the resources' fingerprints). The
+manifest came within version 9: a qseg that predates it reads a file that has one."""
+MANIFEST = "members"
+"""The key of ``meta.json`` that maps every other member to its size and SHA-256 (``bytes``,
+``sha256``): a member changed inside a valid zip (its CRC recomputed) is refused."""
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 _DATE = (1980, 1, 1, 0, 0, 0)
 CARRIED = {"titles": {"list": "titles.txt", "packed": "titles.npz"}}
@@ -79,15 +90,12 @@ RUNTIME = ("n_jobs",)
 @dataclass(frozen=True)
 class ModelFile:
     """A model file read and checked as far as it can be without building anything: its
-    metadata, its constructor parameters, and the raw members."""
+    metadata, its constructor parameters, and the raw members, every one verified."""
 
     path: str
     meta: dict[str, Any]
     params: dict[str, Any]
     members: dict[str, bytes]
-    carried: frozenset[str] = frozenset()
-    """Members a model carries for a resource (:data:`CARRIED`), present but read only when
-    needed (:meth:`read_member`): a cache usually holds what is built from them already."""
 
     @property
     def inputs(self) -> Inputs:
@@ -102,13 +110,8 @@ class ModelFile:
         return self.meta["resources"]
 
     def read_member(self, name: str) -> bytes:
-        """A member read from the file now (a carried one)."""
-        if name in self.members:
-            return self.members[name]
-        with _archive(self.path) as (zf, infos):
-            if name not in infos:
-                raise self.fail("the member is gone from the file", name)
-            return _read_member(zf, self.path, infos[name])
+        """A member's bytes (a carried resource's too), read and verified with the file."""
+        return self.members[name]
 
     def fail(self, message: str, member: str | None = None) -> ModelError:
         where = f"{self.path} ({member})" if member else self.path
@@ -119,13 +122,23 @@ class ModelFile:
 
 
 def write_model(path: StrPath, meta: dict[str, Any], members: dict[str, bytes]) -> None:
-    """Write ``meta.json`` and the members into one zip file, replaced atomically."""
+    """Write ``meta.json``, with the members' manifest, and the members into one zip file,
+    replaced atomically."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as zf:
-        text = json.dumps(meta, indent=1, sort_keys=True)
+        text = json.dumps(meta | {MANIFEST: manifest(members)}, indent=1, sort_keys=True)
         for name, data in {"meta.json": text.encode(), **members}.items():
             zf.writestr(zipfile.ZipInfo(name, _DATE), data, zipfile.ZIP_DEFLATED)
     atomic_write_bytes(path, buffer.getvalue())
+
+
+def manifest(members: dict[str, bytes]) -> dict[str, dict[str, Any]]:
+    """Each member's size and SHA-256, for :data:`MANIFEST`: what reading verifies every
+    member by, a carried one too, so that no cache decides whether a damaged file loads."""
+    return {
+        name: {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+        for name, data in members.items()
+    }
 
 
 def model_meta(params: dict[str, Any], fitted: dict[str, Any], resources: Any) -> dict[str, Any]:
@@ -223,8 +236,9 @@ def _check_meta_values(meta: Any) -> None:
 
 
 def read_model(path: StrPath) -> ModelFile:
-    """Read a model file and check its metadata, its parameters and the names of its
-    members, then read the members (they are checked when decoded, :mod:`.loading`)."""
+    """Read a model file and check its metadata, its parameters and the names and sizes of its
+    members, then read every member and verify its SHA-256 (they are checked again when
+    decoded, :mod:`.loading`)."""
     with _archive(path) as (zf, infos):
         if "meta.json" not in infos:
             raise ModelError(f"{path}: not a readable model file (no meta.json)")
@@ -242,19 +256,66 @@ def read_model(path: StrPath) -> ModelFile:
                 f"reads version {FORMAT_VERSION} (retrain with `qseg train`)"
             )
         names = sorted(infos.keys() - {"meta.json"})
-        carried = {member for forms in CARRIED.values() for member in forms.values()}
-        model = _checked(str(path), meta, frozenset(names) & carried)
+        model = _checked(str(path), meta)
         _check_members(model, set(names))
-        members = {n: _read_member(zf, path, infos[n]) for n in names if n not in model.carried}
+        digests = _digests(model, {n: infos[n].file_size for n in names})
+        members = {n: _verified(model, zf, infos[n], digests) for n in names}
     return replace(model, members=members)
 
 
-def _checked(path: str, meta: dict[str, Any], carried: frozenset[str]) -> ModelFile:
+def _digests(model: ModelFile, sizes: dict[str, int]) -> dict[str, str] | None:
+    """The SHA-256 the manifest records of each member, once it lists exactly the members
+    present at the sizes their headers declare (checked before any is unpacked); ``None`` for
+    a file written before manifests."""
+    if MANIFEST not in model.meta:
+        return None
+    recorded = model.meta[MANIFEST]
+    if not isinstance(recorded, dict) or not all(map(_manifest_entry, recorded.values())):
+        raise model.fail(f"meta.json: {MANIFEST} must map each member to its bytes and sha256")
+    if recorded.keys() != sizes.keys():
+        differ = sorted(recorded.keys() ^ sizes.keys())[0]
+        raise model.fail(f"meta.json: {MANIFEST} does not list the members present ({differ!r})")
+    for name, size in sizes.items():
+        if recorded[name]["bytes"] != size:
+            expected = recorded[name]["bytes"]
+            raise model.fail(
+                f"declares {size:,} bytes, meta.json records {expected:,} (the file is damaged)",
+                name,
+            )
+    return {name: entry["sha256"] for name, entry in recorded.items()}
+
+
+def _manifest_entry(entry: Any) -> bool:
+    """Whether a manifest entry is ``{"bytes": size, "sha256": 64 hex digits}``."""
+    return (
+        isinstance(entry, dict)
+        and entry.keys() == {"bytes", "sha256"}
+        and type(entry["bytes"]) is int
+        and entry["bytes"] >= 0
+        and isinstance(entry["sha256"], str)
+        and _SHA256.fullmatch(entry["sha256"]) is not None
+    )
+
+
+def _verified(
+    model: ModelFile, zf: zipfile.ZipFile, info: zipfile.ZipInfo, digests: dict[str, str] | None
+) -> bytes:
+    """A member read in full (its zip CRC-32 checked), its SHA-256 the one the manifest
+    records."""
+    data = _read_member(zf, model.path, info)
+    if digests is not None and hashlib.sha256(data).hexdigest() != digests[info.filename]:
+        raise model.fail(
+            "its SHA-256 is not the one meta.json records (the file is damaged)", info.filename
+        )
+    return data
+
+
+def _checked(path: str, meta: dict[str, Any]) -> ModelFile:
     """The model file of this metadata (without its members yet), every value checked."""
     for key in ("method", "params", "fitted", "resources", "features", "candidate_features"):
         if key not in meta:
             raise ModelError(f"{path}: meta.json lacks {key!r}")
-    model = ModelFile(path, meta, _params(path, meta["params"]), {}, carried)
+    model = ModelFile(path, meta, _params(path, meta["params"]), {})
     if meta["method"] is not None and not isinstance(meta["method"], str):
         raise model.fail("meta.json: method must be a spec or null")
     for key in ("features", "candidate_features"):

@@ -191,14 +191,15 @@ def load(
 
 
 def _carried(file: ModelFile, kind: str) -> Any:
-    """The title set a model file carries, as a store built once into the cache."""
+    """The title set a model file carries, as a store built once into the cache (its member
+    verified by :func:`.read_model` whatever the cache holds, decoded only where it lacks it)."""
     from qseg.resources.default import carried_titles
 
     entry = file.resources[kind]
     assert kind == "titles" and entry is not None
     member, form = carried_member(kind, entry), entry.get("form", "list")
     try:
-        titles = carried_titles(lambda: file.read_member(member), entry["fingerprint"], form)
+        titles = carried_titles(file.read_member(member), entry["fingerprint"], form)
     except (ValueError, UnicodeDecodeError) as exc:
         raise file.fail(str(exc) or type(exc).__name__, member) from None
     check_integrity(file, kind, titles.fingerprint)

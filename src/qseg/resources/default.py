@@ -479,24 +479,24 @@ def require_name_vectors() -> WordVectors:
     return _require(default_name_vectors(), "name vectors")
 
 
-def carried_titles(member: Callable[[], bytes], fingerprint: str, form: str = "list") -> TitleSet:
-    """The title set a model file carries (``member()``: its bytes, read only if the cache
-    lacks the store), as a store built once into the cache, named by the fingerprint the model
-    records: an exact store from a list (one title a line), or the compact store a packed one
-    holds (:mod:`qseg.resources.packed`). ``ValueError`` if the member is damaged or not the
-    titles of that fingerprint (then nothing is cached). Where the cache cannot be written it
-    is built in memory."""
+def carried_titles(member: bytes, fingerprint: str, form: str = "list") -> TitleSet:
+    """The title set a model file carries (``member``: its bytes, which the model file's
+    manifest verified; decoded only if the cache lacks the store), as a store built once into
+    the cache, named by the fingerprint the model records: an exact store from a list (one
+    title a line), or the compact store a packed one holds (:mod:`qseg.resources.packed`).
+    ``ValueError`` if the member is damaged or not the titles of that fingerprint (then nothing
+    is cached). Where the cache cannot be written it is built in memory."""
 
     def build(path: Path | None) -> Store:
         if form == "packed":
             from qseg.resources.packed import unpack
 
             _say("unpacking the titles a model carries (once, a few seconds)")
-            store = unpack(member(), path)
+            store = unpack(member, path)
         else:
             from qseg.resources.titles import read_title_lines
 
-            titles = read_title_lines(member())
+            titles = read_title_lines(member)
             _say(f"building the {len(titles):,} titles a model carries (once, a few seconds)")
             store = build_from_entries(dict.fromkeys(titles, 1), kind="titles", path=path)
         if store.fingerprint != fingerprint:

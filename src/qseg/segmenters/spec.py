@@ -82,18 +82,22 @@ def _typed(method: str, key: str, param: Param, text: str) -> Any:
     raise SpecError(f"{method}: {key} must be of type {param.kind.__name__}, got {text!r}")
 
 
-def parse(spec: str, methods: Mapping[str, Method]) -> tuple[Method, dict[str, Any]]:
-    """The method a spec names in ``methods`` and its full parameters (defaults filled in)."""
+def parse(
+    spec: str, methods: Mapping[str, Method], shown: str | None = None
+) -> tuple[Method, dict[str, Any]]:
+    """The method a spec names in ``methods`` and its full parameters (defaults filled in);
+    ``shown``: the text a malformed spec is named by, where the spec was made from it."""
     match = _SPEC.fullmatch(spec)
     if not match:
         raise SpecError(f"malformed method spec {spec!r}; expected NAME or NAME(key=value, ...)")
     name, args = match.group(1), match.group(2)
+    items = _items(shown or spec, args)
     method = methods.get(name.lower())
     if method is None:
         raise SpecError(f"unknown method {name!r}; available: {', '.join(sorted(methods))}")
     params = {key: p.default for key, p in method.params.items()}
     given: set[str] = set()
-    for item in filter(str.strip, (args or "").split(",")):
+    for item in items:
         key, eq, value = item.partition("=")
         key = key.strip()
         if not eq or key not in method.params:
@@ -104,6 +108,17 @@ def parse(spec: str, methods: Mapping[str, Method]) -> tuple[Method, dict[str, A
         given.add(key)
         params[key] = _convert(method.name, key, method.params[key], value)
     return method, params
+
+
+def _items(spec: str, args: str | None) -> list[str]:
+    """The ``key=value`` items between a spec's parentheses (none in ``NAME()``): an empty one
+    (``NAME(,)``, ``NAME(a=1,)``) is refused, as a typo rather than a parameter left out."""
+    if args is None or not args.strip():
+        return []
+    items = args.split(",")
+    if not all(item.strip() for item in items):
+        raise SpecError(f"malformed method spec {spec!r}: an empty parameter (a stray comma)")
+    return items
 
 
 def format_spec(name: str, declared: Mapping[str, Param], values: Mapping[str, Any]) -> str:

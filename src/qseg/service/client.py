@@ -8,6 +8,7 @@ moving between in-process and remote segmentation is one line::
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -57,9 +58,25 @@ class Client:
         """Segment the queries in batches of the service's limit; an item that is no query
         raises (or with ``errors="skip"`` is left out) as in the library, before any is sent."""
         texts = [" ".join(words) for _, words in checked(queries, errors)]
-        batch = self.limits()["batch"]
-        for start in range(0, len(texts), batch):
-            yield from self._segment(texts[start : start + batch])
+        for batch in self._batches(texts):
+            yield from self._segment(batch)
+
+    def _batches(self, texts: list[str]) -> Iterator[list[str]]:
+        """The queries in requests within the service's limits: at most ``batch`` queries
+        and ``body`` bytes each (a query of many characters weighs more than one of few)."""
+        limits = self.limits()
+        room = limits["body"] - len(json.dumps({"queries": [], "method": self.method})) - 64
+        batch: list[str] = []
+        size = 0
+        for text in texts:
+            weight = len(json.dumps(text, ensure_ascii=False).encode()) + 2
+            if batch and (len(batch) == limits["batch"] or size + weight > room):
+                yield batch
+                batch, size = [], 0
+            batch.append(text)
+            size += weight
+        if batch:
+            yield batch
 
     def rank(self, query: Query, k: int) -> list[tuple[Segmentation, float]]:
         check_k(k)
@@ -127,7 +144,9 @@ class Client:
         import httpx
 
         try:
-            response = self._http.request(verb, route, json=body)
+            content = None if body is None else json.dumps(body, ensure_ascii=False).encode()
+            headers = {"Content-Type": "application/json"} if body is not None else None
+            response = self._http.request(verb, route, content=content, headers=headers)
         except httpx.HTTPError as exc:
             raise ServiceError(f"{self.url}{route}: {exc or type(exc).__name__}") from None
         try:

@@ -14,11 +14,12 @@ from prometheus_client import (
     REGISTRY,
     CollectorRegistry,
     Counter,
+    Gauge,
     Histogram,
     generate_latest,
 )
 
-from qseg.service.config import MULTIPROCESS_VARIABLE
+from qseg.service.settings import MULTIPROCESS_VARIABLE
 
 REQUESTS = Counter("qseg_requests", "HTTP requests answered", ["route", "status"])
 ERRORS = Counter("qseg_errors", "HTTP requests answered with a 4xx or 5xx", ["route", "status"])
@@ -34,6 +35,11 @@ SEGMENTING = Histogram(
     "Time spent segmenting the queries of one request",
     ["method"],
     buckets=(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5),
+)
+IN_FLIGHT = Gauge(
+    "qseg_requests_in_flight",
+    "Requests being answered",
+    multiprocess_mode="livesum",
 )
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 

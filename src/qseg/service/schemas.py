@@ -13,9 +13,11 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, create_model
 from pydantic_core import PydanticCustomError
 
-from qseg.integrations.syntax import FIELD_PATTERN, SYNTAXES
+from qseg.integrations.syntax import ENGINE_OPTIONS, FIELD_PATTERN, SYNTAXES
 from qseg.query import QueryError, normalize
+from qseg.segmenters.nesting import MAX_NESTED_WORDS
 from qseg.segmenters.records import FORMATS
+from qseg.service.settings import Settings
 
 _SPACE = r" \t|\"()\u00a0\u2000-\u200a\u202f\u205f\u3000"
 """What separates words and is allowed in a query (no control characters)."""
@@ -59,8 +61,71 @@ def _a_number(value: object) -> object:
     return value
 
 
-def request_model(names: list[str], batch: int, words: int, chars: int, k: int) -> type[BaseModel]:
-    """``POST /segment``'s body for a service serving ``names`` within these limits."""
+def tied_fields(settings: Settings) -> list[dict[str, Any]]:
+    """What ties the fields of a request, as JSON Schema conditions (``allOf`` of ``if`` /
+    ``then``): the rule of :func:`qseg.integrations.syntax.output_syntax` (the engine
+    options only with an engine's format; a tree per query with neither them, ``k`` over 1
+    nor a quoted or engine form, of at most :data:`MAX_NESTED_WORDS` words and
+    ``max_nested`` queries), and with ``k`` over 1 at most :func:`ranked_batch` queries. (A
+    few conditions: a validator that generates requests from the schema, schemathesis's,
+    takes a few, not one per value of ``k``.)"""
+    no_options: dict[str, Any] = {name: {"type": "null"} for name in ENGINE_OPTIONS}
+    no_options["plain"] = {"const": False}
+    words = min(settings.max_words, MAX_NESTED_WORDS)
+    conditions: list[dict[str, Any]] = [
+        {
+            "if": {"properties": {"format": {"enum": list(FORMATS)}}},
+            "then": {"properties": no_options},
+        },
+        {
+            "if": {"properties": {"format": {"const": "terrier"}}, "required": ["format"]},
+            "then": {
+                "properties": {
+                    "field": {"type": "null"},
+                    "slop": {"enum": [None, 0]},
+                    "boost": {"type": "null"},
+                }
+            },
+        },
+        {
+            "if": {"properties": {"nested": {"const": True}}, "required": ["nested"]},
+            "then": {
+                "properties": {
+                    "k": {"const": 1},
+                    "format": {"enum": ["pipe", "json"]},
+                    "queries": {
+                        "maxItems": settings.max_nested,
+                        "items": {"pattern": query_pattern(words)},
+                    },
+                }
+                | no_options
+            },
+        },
+    ]
+    conditions.append(
+        {
+            "if": {"properties": {"k": {"minimum": 2}}, "required": ["k"]},
+            "then": {"properties": {"queries": {"maxItems": ranked_batch(settings)}}},
+        }
+    )
+    return conditions
+
+
+def ranked_batch(settings: Settings) -> int:
+    """The most queries of a request with ``k`` over 1: queries x k then stays within
+    ``max_ranked`` whatever k."""
+    return max(1, settings.max_ranked // settings.max_k)
+
+
+def request_model(names: list[str], settings: Settings) -> type[BaseModel]:
+    """``POST /segment``'s body for a service serving ``names`` within the limits of
+    ``settings``: each field's in its schema, those that tie fields in :func:`tied_fields`."""
+    batch, words, chars, k = (
+        settings.max_batch,
+        settings.max_words,
+        settings.max_chars,
+        settings.max_k,
+    )
     query = Annotated[
         str,
         Field(min_length=1, max_length=chars, json_schema_extra={"pattern": query_pattern(words)}),
@@ -69,7 +134,11 @@ def request_model(names: list[str], batch: int, words: int, chars: int, k: int) 
     method_help = "a served name (GET /methods); default: the first one"
     return create_model(
         "SegmentRequest",
-        __config__=ConfigDict(extra="forbid", strict=True),
+        __config__=ConfigDict(
+            extra="forbid",
+            strict=True,
+            json_schema_extra={"allOf": tied_fields(settings)},
+        ),
         __doc__="Queries to segment, and how.",
         queries=(
             list[query],
@@ -86,14 +155,22 @@ def request_model(names: list[str], batch: int, words: int, chars: int, k: int) 
         ),
         k=(
             Annotated[int, BeforeValidator(_a_number)],
-            Field(1, ge=1, le=k, strict=False, description=f"the k best (at most {k})"),
+            Field(
+                1,
+                ge=1,
+                le=k,
+                strict=False,
+                description=f"the k best (at most {k}; with k over 1, at most "
+                f"{ranked_batch(settings)} queries: --max-ranked / --max-k)",
+            ),
         ),
         nested=(
             bool,
             Field(
                 False,
-                description="a binary tree per query (k and the engine options left aside; "
-                "text: brackets, or JSON with format json)",
+                description="a binary tree per query (with neither k over 1 nor the engine "
+                f"options; text: brackets; at most {settings.max_nested} queries of at most "
+                f"{MAX_NESTED_WORDS} words, --max-nested)",
             ),
         ),
         format=(
@@ -157,7 +234,10 @@ class SegmentResponse(BaseModel):
     spec: str
     fingerprint: str = Field(description="of the model file, or of a method's spec and release")
     results: list[Answer]
-    text: str = Field(description="what `qseg segment` prints for these queries in `format`")
+    text: str | None = Field(
+        description="what `qseg segment` prints for these queries in `format` (null with "
+        "format json: the records are `results`)"
+    )
 
 
 class Method(BaseModel):

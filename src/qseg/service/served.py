@@ -48,10 +48,31 @@ class Served:
         }
 
 
-def open_served(specs: Iterable[str]) -> dict[str, Served]:
+class NotServed(QsegError):
+    """A request names a method the service does not serve (answered 404)."""
+
+    def __init__(self, name: str, served: list[str]) -> None:
+        super().__init__(f"method {name!r} is not served; served: {', '.join(served)}")
+        self.served = served
+
+
+class ServedMethods(dict[str, Served]):
+    """The served segmenters by name, in the order given: the first is the default."""
+
+    def pick(self, name: str | None) -> Served:
+        """The segmenter served as ``name`` (``None``: the default); the one lookup every
+        route uses."""
+        if name is None:
+            return next(iter(self.values()))
+        if name not in self:
+            raise NotServed(name, list(self))
+        return self[name]
+
+
+def open_served(specs: Iterable[str]) -> ServedMethods:
     """The segmenters ``specs`` name (none: the shipped default model), by name, each opened,
     built where needed (behind the cache's lock, progress on stderr) and warmed up."""
-    served: dict[str, Served] = {}
+    served = ServedMethods()
     for spec in list(specs) or [DEFAULT]:
         name = spec.strip()
         if name in served:

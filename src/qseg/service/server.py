@@ -23,7 +23,7 @@ import sys
 import tempfile
 import threading
 from types import FrameType
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import quote
 
 from gunicorn.app.base import BaseApplication
@@ -31,7 +31,8 @@ from gunicorn.arbiter import Arbiter
 from uvicorn import Server
 from uvicorn_worker import UvicornWorker
 
-from qseg.service.config import MULTIPROCESS_VARIABLE, ServiceConfig, check_binding
+from qseg.service.protocol import GuardedHttp
+from qseg.service.settings import MULTIPROCESS_VARIABLE, Settings, check_binding
 
 
 class DrainingServer(Server):
@@ -52,13 +53,25 @@ class DrainingServer(Server):
 
 class DrainingWorker(UvicornWorker):
     """A gunicorn worker running :class:`DrainingServer` on the application it was forked
-    with."""
+    with, speaking HTTP with :class:`~qseg.service.protocol.GuardedHttp` (time limits on
+    incomplete requests, a bound on connections) and no WebSocket: the application has no
+    WebSocket route, and an upgrade request is answered as the HTTP request it is."""
 
+    CONFIG_KWARGS: ClassVar[dict[str, Any]] = {
+        "loop": "auto",
+        "http": GuardedHttp,
+        "ws": "none",
+        "proxy_headers": False,  # the application believes only its own forwarded_allow_ips
+    }
     drain: float = 2.0
     """Set by :func:`serve` before the workers are forked."""
 
     async def _serve(self) -> None:
         self.config.app = self.wsgi
+        settings: Settings = self.wsgi.state.settings
+        GuardedHttp.configure(
+            settings.header_seconds, settings.min_body_rate, settings.max_connections
+        )
         server = DrainingServer(self.config, self.wsgi.state.service, self.drain)
         self._install_sigquit_handler()
         await server.serve(sockets=self.sockets)
@@ -83,18 +96,18 @@ class _Launcher(BaseApplication):  # type: ignore[misc]
 
 
 def serve(
-    config: ServiceConfig,
+    settings: Settings,
     *,
     host: str,
     port: int,
     workers: int = 1,
     drain: float = 2.0,
     timeout: int = 60,
-    project: str | None = None,
 ) -> None:
-    """Open the served segmenters, then answer on ``host:port`` with ``workers`` processes
-    until SIGTERM or SIGINT; with the annotation pages of the ``project`` file if given."""
-    check_binding(host, config.token)
+    """Open the served segmenters, then answer on ``host:port`` (0: a free port, named on
+    stderr once bound) with ``workers`` processes until SIGTERM or SIGINT; with the
+    annotation pages of ``settings.project`` if it names one."""
+    check_binding(host, settings)
     own = MULTIPROCESS_VARIABLE not in os.environ
     if own:  # before prometheus_client is imported: the workers' metrics are summed
         os.environ[MULTIPROCESS_VARIABLE] = tempfile.mkdtemp(prefix="qseg-metrics-")
@@ -103,18 +116,29 @@ def serve(
         from qseg.service.metrics import worker_exited
         from qseg.service.served import open_served
 
-        served = open_served(config.methods)
-        app = create_app(config, served, project)
+        served = open_served(settings.methods)
+        app = create_app(settings, served)
         DrainingWorker.drain = drain
         where = f"[{host}]" if ":" in host else host
-        print(
-            f"qseg: serving {', '.join(served)} on http://{where}:{port} with {workers} "
-            f"worker{'s' if workers > 1 else ''}",
-            file=sys.stderr,
-        )
-        if project is not None:
-            login = f"login?token={quote(config.token, safe='')}" if config.token else ""
-            print(f"qseg: annotation pages: http://{where}:{port}/{login}", file=sys.stderr)
+
+        def ready(arbiter: Arbiter) -> None:
+            """Say where the service answers, the port as bound (``--port 0``)."""
+            bound = arbiter.LISTENERS[0].sock.getsockname()[1]
+            print(
+                f"qseg: serving {', '.join(served)} on http://{where}:{bound} with {workers} "
+                f"worker{'s' if workers > 1 else ''}",
+                file=sys.stderr,
+                flush=True,
+            )
+            if settings.project is not None:
+                token = settings.secret
+                login = f"login?token={quote(token, safe='')}" if token else ""
+                print(
+                    f"qseg: annotation pages: http://{where}:{bound}/{login}",
+                    file=sys.stderr,
+                    flush=True,
+                )
+
         options = {
             "bind": f"{where}:{port}",
             "workers": workers,
@@ -124,6 +148,7 @@ def serve(
             "keepalive": 5,
             "loglevel": "warning",
             "accesslog": None,
+            "when_ready": ready,
             "child_exit": lambda arbiter, worker: worker_exited(worker.pid),
         }
         _Launcher(app, options).run()

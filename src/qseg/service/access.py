@@ -1,0 +1,178 @@
+"""Who may call the service: :func:`require_access`, the dependency of every route but
+``/healthz``, and what signing in at ``/login`` needs (the login cookie, the throttle on wrong
+tokens, the page a browser is sent to after it).
+
+Without a token the service answers only this machine: a client address on the loopback
+(``scope["client"]``, whatever launched the application), asking for a loopback name (a page
+of another site that had its name resolved to 127.0.0.1, DNS rebinding, is refused). With a
+token, every request carries it, as ``Authorization: Bearer TOKEN`` or, from a browser that
+signed in, as the login cookie. Either way a POST sent by a page of another site is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import threading
+import time
+from collections import OrderedDict, deque
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from qseg.service.errors import Refusal
+from qseg.service.settings import TOKEN_VARIABLE, Settings, is_loopback, origin_of
+
+bearer = HTTPBearer(
+    auto_error=False,
+    description="the service's token (--token or QSEG_TOKEN), when it has one",
+)
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def get_settings(request: Request) -> Settings:
+    """The application's settings (made once, when the application is)."""
+    return request.app.state.settings
+
+
+def require_client(request: Request, settings: Annotated[Settings, Depends(get_settings)]) -> None:
+    """Without a token, a loopback client asking for a loopback name (or a public origin)."""
+    if settings.token is not None:
+        return
+    client = request.scope.get("client")
+    address = client[0] if client else None
+    if not is_loopback(address):
+        raise Refusal(
+            403,
+            f"this service answers only this machine without a token; to answer "
+            f"{address or 'other addresses'}, start it with --token or {TOKEN_VARIABLE}",
+        )
+    host = request.headers.get("host", "")
+    if not is_loopback(host_name(host)) and not _public(request, settings):
+        raise Refusal(
+            403,
+            f"this service answers requests to 127.0.0.1 or localhost, not to {host!r} "
+            "(another name needs a token)",
+        )
+
+
+def require_same_site(
+    request: Request, settings: Annotated[Settings, Depends(get_settings)]
+) -> None:
+    """No POST sent by a page of another site (cross-site request forgery)."""
+    if request.method not in SAFE_METHODS and not same_site(request, settings):
+        raise Refusal(403, "a request sent by a page of another site is refused")
+
+
+def require_access(
+    request: Request,
+    settings: Annotated[Settings, Depends(get_settings)],
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+) -> None:
+    """The token (or without one, this machine: :func:`require_client`), then no POST from
+    another site's page: the dependency of every route but ``/healthz`` and ``/login``."""
+    token = settings.secret
+    if token is None:
+        require_client(request, settings)
+    elif not _signed(request, token, credentials):
+        raise Refusal(
+            401,
+            "this service needs its token: Authorization: Bearer TOKEN (in a browser: open /login)",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    require_same_site(request, settings)
+
+
+def host_name(host: str) -> str | None:
+    """The name in a Host header (``[::1]:8000`` -> ``::1``); ``None`` if it is none."""
+    name = host.strip()
+    if name.startswith("["):
+        end = name.find("]")
+        return name[1:end] if end > 1 else None
+    name = name.rsplit(":", 1)[0] if name.count(":") == 1 else name
+    return name.lower() or None
+
+
+def same_site(request: Request, settings: Settings) -> bool:
+    """Whether a request is not from another site's page: no Origin (curl and scripts send
+    none; a browser sends one with every POST), the service's own origin as the client
+    addressed it, or a public origin of the settings (behind a proxy that rewrites Host)."""
+    origin = request.headers.get("origin")
+    if origin is None:
+        return True
+    given = origin_of(origin)
+    own = origin_of(f"{request.scope.get('scheme', 'http')}://{request.headers.get('host', '')}")
+    return given is not None and (given == own or given in settings.public_origins)
+
+
+def _public(request: Request, settings: Settings) -> bool:
+    """Whether a request names a public origin's host (a proxy that keeps Host)."""
+    own = origin_of(f"{request.scope.get('scheme', 'http')}://{request.headers.get('host', '')}")
+    return own is not None and own in settings.public_origins
+
+
+def _signed(request: Request, token: str, credentials: HTTPAuthorizationCredentials | None) -> bool:
+    """The token in the Authorization header, or the login cookie made from it."""
+    if credentials is not None and credentials.scheme.lower() == "bearer":
+        return secrets.compare_digest(credentials.credentials.encode(), token.encode())
+    name, value = login_cookie(token)
+    given = request.cookies.get(name)
+    return given is not None and secrets.compare_digest(given.encode(), value.encode())
+
+
+def login_cookie(token: str) -> tuple[str, str]:
+    """The login cookie's name and value: keyed hashes of the token, never the token (a
+    stolen cookie does not give the token away). The name differs per token, since cookies
+    are shared by every port of a host: two services do not sign each other's browsers out."""
+
+    def keyed(purpose: str) -> str:
+        return hmac.new(token.encode(), purpose.encode(), hashlib.sha256).hexdigest()
+
+    return "qseg_login_" + keyed("qseg login cookie name")[:12], keyed("qseg login cookie")
+
+
+def local_path(asked: str) -> str:
+    """Where to send a browser after it signed in: ``asked`` as the browser would read it
+    (WHATWG URL parsing drops tabs and line breaks, trims control characters and spaces,
+    reads ``\\`` as ``/``), if that is a path of this service; else ``/``."""
+    cleaned = asked.strip("".join(map(chr, range(0x21))))
+    cleaned = cleaned.translate({9: None, 10: None, 13: None}).replace("\\", "/")
+    if not cleaned.startswith("/") or cleaned.startswith("//"):
+        return "/"
+    if any(ord(c) < 0x21 or c in "\x7f<>\"'`" or ord(c) > 0x7E for c in cleaned):
+        return "/"
+    return cleaned
+
+
+class Throttle:
+    """At most ``attempts`` wrong tokens a minute from one client address (the oldest
+    addresses forgotten past 10,000): a guess costs a minute's wait, not a request."""
+
+    WINDOW = 60.0
+    REMEMBERED = 10_000
+
+    def __init__(self, attempts: int) -> None:
+        self.attempts = attempts
+        self._failures: OrderedDict[str, deque[float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def wait(self, client: str) -> float:
+        """Seconds before ``client`` may try again (0: now)."""
+        now = time.monotonic()
+        with self._lock:
+            failures = self._failures.get(client)
+            while failures and failures[0] <= now - self.WINDOW:
+                failures.popleft()
+            if not failures or len(failures) < self.attempts:
+                return 0.0
+            return failures[0] + self.WINDOW - now
+
+    def failed(self, client: str) -> None:
+        with self._lock:
+            failures = self._failures.setdefault(client, deque())
+            self._failures.move_to_end(client)
+            failures.append(time.monotonic())
+            while len(self._failures) > self.REMEMBERED:
+                self._failures.popitem(last=False)

@@ -1,0 +1,60 @@
+"""What the routes need, as FastAPI dependencies: the served segmenters, the worker's state
+(a 503 while it drains), the open annotation project. Each reads what the application was
+made with (``app.state``), so nothing depends on how the application was launched."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from qseg.annotation.project import Project, ProjectError
+from qseg.service.access import require_access
+from qseg.service.errors import Refusal
+from qseg.service.served import ServedMethods
+
+
+@dataclass
+class ServiceState:
+    """Whether the worker is ready (its segmenters loaded, the application started) and
+    whether it is draining (SIGTERM received: it answers 503 to new requests)."""
+
+    ready: bool = False
+    draining: bool = False
+
+
+def get_state(request: Request) -> ServiceState:
+    return request.app.state.service
+
+
+def get_served(request: Request) -> ServedMethods:
+    """The segmenters the application serves, by name."""
+    return request.app.state.served
+
+
+def accepting(state: Annotated[ServiceState, Depends(get_state)]) -> None:
+    """A draining worker refuses new requests, closing the connection so that a client
+    that keeps it alive goes to another worker rather than ask this one again."""
+    if state.draining:
+        raise Refusal(
+            503,
+            "shutting down: send the request to another worker",
+            headers={"Connection": "close"},
+        )
+
+
+GUARDS = [Depends(require_access), Depends(accepting)]
+"""The dependencies of every route but ``/healthz``: the access rules, then the drain."""
+
+
+def open_project(request: Request) -> Iterator[Project]:
+    """The annotation project, opened for one request and closed after it: SQLite
+    connections are neither shared between the threads that answer requests nor carried
+    across the fork of the workers."""
+    try:
+        with Project.open(request.app.state.settings.project) as project:
+            yield project
+    except ProjectError as exc:  # damaged, locked or taken away since the start
+        raise Refusal(503, f"the project cannot be used: {exc}") from None

@@ -1,0 +1,206 @@
+"""The annotation pages and their JSON API, served by ``qseg annotate`` on top of the service.
+
+The pages are static HTML, CSS and a little JavaScript in ``static/annotate`` (served by qseg
+itself: nothing comes from a CDN). They call ``/api/...``, whose routes only parse a request
+and call :class:`qseg.annotation.project.Project` and :func:`qseg.annotation.summary.summarize`,
+on the project :func:`~qseg.service.dependencies.open_project` opens for each request (every
+answer is committed before the request returns).
+"""
+
+# no `from __future__ import annotations`: FastAPI reads the route signatures' types
+import threading
+from pathlib import Path
+from typing import Annotated, Any, Literal
+from urllib.parse import quote
+
+from fastapi import APIRouter, Body, Depends, Query, Request
+from fastapi.responses import FileResponse, Response
+from pydantic import BaseModel, Field
+
+from qseg.annotation.labelstudio import tasks_json, to_tasks
+from qseg.annotation.project import Missing, Project
+from qseg.annotation.summary import summarize
+from qseg.errors import QsegError
+from qseg.query import normalize
+from qseg.service.bodies import JsonRoute
+from qseg.service.dependencies import GUARDS, get_served, open_project
+from qseg.service.errors import GUARDED, Refusal, declared
+from qseg.service.pages import page
+from qseg.service.served import ServedMethods
+
+PAGES = {"/": "index.html", "/flat": "flat.html", "/nested": "nested.html"}
+PAGES |= {"/agreement": "agreement.html"}
+Mode = Literal["flat", "nested"]
+Name = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[^\t\n\r]*\S[^\t\n\r]*$")]
+OpenProject = Annotated[Project, Depends(open_project)]
+
+pages = APIRouter(dependencies=GUARDS, responses=declared(*GUARDED), include_in_schema=False)
+router = APIRouter(
+    prefix="/api",
+    route_class=JsonRoute,
+    dependencies=GUARDS,
+    responses=declared(*GUARDED, 400, 404, 409, 422),
+    tags=["annotation"],
+)
+
+
+class NewAnnotator(BaseModel):
+    name: Name
+
+
+class NewAnswer(BaseModel):
+    annotator: Name
+    mode: Mode
+    qid: Annotated[str, Field(min_length=1, max_length=200)]
+    value: Annotated[str, Field(min_length=1, max_length=20_000)]
+
+
+def _page(name: str) -> Any:
+    def shown() -> FileResponse:
+        return page(f"annotate/{name}")
+
+    return shown
+
+
+for _route, _name in PAGES.items():
+    pages.add_api_route(_route, _page(_name), methods=["GET"], response_class=FileResponse)
+
+
+@router.get("/project", summary="The project: queries, annotators, settings")
+def describe(project: OpenProject) -> dict[str, Any]:
+    return {
+        "name": Path(project.path).name,
+        "queries": project.query_count(),
+        "annotators": project.annotators(),
+        "settings": project.settings(),
+        "modes": ["flat", "nested"],
+    }
+
+
+@router.post("/annotators", summary="Add an annotator (known ones are kept)")
+def add_annotator(body: Annotated[NewAnnotator, Body()], project: OpenProject) -> dict[str, str]:
+    project.add_annotator(body.name)
+    return {"name": body.name.strip()}
+
+
+@router.get("/item", summary="One query to annotate, with the annotator's answer")
+def item(
+    annotator: Annotated[str, Query(min_length=1, max_length=100)],
+    mode: Mode,
+    project: OpenProject,
+    served: Annotated[ServedMethods, Depends(get_served)],
+    index: Annotated[int | None, Query(ge=0)] = None,
+) -> dict[str, Any]:
+    """The query at ``index`` (default: the annotator's first unanswered one, else the
+    last), the annotator's latest answer to it, progress, and the pre-filled segmentation
+    where the project has one."""
+    name = annotator.strip()
+    try:
+        project.check_annotator(name)
+    except Missing as exc:
+        raise Refusal(404, f"{exc}: add it on the start page") from None
+    answered = project.answered(name, mode)
+    total = len(answered)
+    if total == 0:
+        raise Refusal(404, "the project has no queries: add some with qseg annotate --queries")
+    if index is None:
+        index = next((i for i, done in enumerate(answered) if not done), total - 1)
+    if index >= total:
+        raise Refusal(404, f"no query at position {index}: the project has {total}")
+    found = project.query_at(index)
+    assert found is not None
+    qid, text = found
+    prefill = project.settings()["prefill"]
+    filled = None
+    if prefill and mode == "flat":
+        filled = served.pick(prefill).segmenter.segment(text)
+    return {
+        "index": index,
+        "total": total,
+        "done": sum(answered),
+        "qid": qid,
+        "text": text,
+        "words": list(normalize(text)),
+        "answer": project.answer(name, qid, mode),
+        "prefill": filled.to_pipe() if filled is not None else None,
+    }
+
+
+@router.post("/answers", summary="Save an answer (every answer is kept with its time)")
+def save(body: Annotated[NewAnswer, Body()], project: OpenProject) -> dict[str, Any]:
+    """409 when the answer is no segmentation of the query (the message says why): the
+    request is well formed, its content does not fit the project's query."""
+    name = body.annotator.strip()
+    try:
+        project.save(name, body.qid, body.mode, body.value)
+    except Missing as exc:
+        raise Refusal(404, str(exc)) from None
+    except QsegError as exc:
+        raise Refusal(409, str(exc)) from None
+    answered = project.answered(name, body.mode)
+    return {"saved": True, "done": sum(answered), "total": len(answered)}
+
+
+@router.get("/agreement", summary="Agreement and biases so far (Hagen et al. 2011)")
+def agreement(
+    request: Request,
+    mode: Mode,
+    project: OpenProject,
+    replicates: Annotated[int, Query(ge=1, le=10_000)] = 1000,
+) -> dict[str, Any]:
+    """The figures ``qseg agree`` gives on the export of ``mode`` (same bootstrap
+    replicates and seed), recomputed only when an answer has been saved since."""
+    return request.app.state.summaries.get(project, mode, replicates)
+
+
+@router.get(
+    "/export",
+    summary="The latest answers as a file",
+    response_class=Response,
+    responses={
+        200: {
+            "content": {
+                "text/tab-separated-values": {"schema": {"type": "string"}},
+                "application/json": {"schema": {"type": "array", "items": {"type": "object"}}},
+            }
+        }
+    },
+)
+def export(
+    mode: Mode, project: OpenProject, format: Literal["table", "label-studio"] = "table"
+) -> Response:
+    """``item<TAB>annotator<TAB>segmentation`` lines (what ``qseg agree``, ``qseg
+    evaluate`` and ``qseg train --gold`` read) or Label Studio's JSON tasks."""
+    if format == "table":
+        body, kind, suffix = project.export_table(mode), "text/tab-separated-values", "tsv"
+    else:
+        tasks = to_tasks(project.queries(), project.records(mode))
+        body, kind, suffix = tasks_json(tasks), "application/json", "json"
+    name = f"{Path(project.path).stem}-{mode}.{suffix}"
+    plain = "".join(c if c.isascii() and c.isprintable() and c not in '"\\' else "_" for c in name)
+    disposition = f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quote(name, safe='')}"
+    return Response(
+        body, media_type=f"{kind}; charset=utf-8", headers={"Content-Disposition": disposition}
+    )
+
+
+class Summaries:
+    """The latest agreement summary of each (mode, replicates), recomputed once per saved
+    answer however many pages ask (a lock per key: a second page waits for the first's)."""
+
+    def __init__(self) -> None:
+        self._latest: dict[tuple[str, int], dict[str, Any]] = {}
+        self._locks: dict[tuple[str, int], threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def get(self, project: Project, mode: str, replicates: int) -> dict[str, Any]:
+        key = (mode, replicates)
+        with self._guard:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            version = project.last_change()
+            latest = self._latest.get(key)
+            if latest is None or latest["version"] != version:
+                latest = summarize(project, mode, replicates) | {"version": version}
+                self._latest[key] = latest
+            return latest

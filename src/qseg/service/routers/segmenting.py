@@ -1,0 +1,110 @@
+"""``POST /segment``: one query or a batch, answered by the functions behind ``qseg
+segment`` (:mod:`qseg.service.segmenting`) with a segmenter opened at start-up."""
+
+# no `from __future__ import annotations`: FastAPI reads the route signatures' types, and the
+# request model is made per application (its limits are the service's settings)
+import time
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Depends
+from fastapi.responses import Response
+from pydantic import BaseModel
+
+from qseg.integrations.syntax import ENGINE_OPTIONS, OptionError, output_syntax
+from qseg.service import metrics
+from qseg.service.access import get_settings
+from qseg.service.bodies import JsonRoute
+from qseg.service.dependencies import GUARDS, get_served
+from qseg.service.errors import GUARDED, Refusal, declared
+from qseg.service.schemas import SegmentResponse, ranked_batch
+from qseg.service.segmenting import Bounds, OverLimit, TooLongToNest, answer
+from qseg.service.served import ServedMethods
+from qseg.service.settings import Settings
+
+
+def segmenting_router(model: type[BaseModel]) -> APIRouter:
+    """The router of ``POST /segment`` taking ``model`` (the application's request model)."""
+    router = APIRouter(
+        route_class=JsonRoute,
+        dependencies=GUARDS,
+        responses=declared(*GUARDED, 400, 404, 422),
+        tags=["segmenting"],
+    )
+
+    def segment(
+        body: Annotated[model, Body()],  # type: ignore[valid-type]
+        served: Annotated[ServedMethods, Depends(get_served)],
+        settings: Annotated[Settings, Depends(get_settings)],
+    ) -> Response:
+        return segment_queries(body, served, settings)
+
+    router.add_api_route(
+        "/segment",
+        segment,
+        methods=["POST"],
+        response_model=SegmentResponse,
+        summary="Segment one query or a batch",
+    )
+    return router
+
+
+def segment_queries(body: Any, served: ServedMethods, settings: Settings) -> Response:
+    """The answer to a request the schema took, within the limits that tie its fields."""
+    target = served.pick(body.method)
+    options = {name: getattr(body, name) for name in ENGINE_OPTIONS}
+    try:
+        syntax = output_syntax(body.format, nested=body.nested, k=body.k, **options)
+    except OptionError as exc:
+        raise Refusal(422, str(exc), field=exc.option.split()[0]) from None
+    _check_work(body, settings)
+    head = {
+        "method": target.name,
+        "spec": target.segmenter.spec,
+        "fingerprint": target.fingerprint,
+    }
+    bounds = Bounds(
+        settings.max_answer, time.monotonic() + settings.max_seconds, settings.max_seconds
+    )
+    start = time.perf_counter()
+    try:
+        payload = answer(
+            target.segmenter,
+            body.queries,
+            head,
+            bounds,
+            k=body.k,
+            nested=body.nested,
+            fmt=body.format,
+            syntax=syntax,
+        )
+    except TooLongToNest as exc:
+        field = f"queries.{exc.index}"
+        raise Refusal(422, f"{field}: {exc}", field=field, limit=exc.limit) from None
+    except OverLimit as exc:
+        limit = exc.limit if isinstance(exc.limit, int) else None
+        raise Refusal(exc.status, str(exc), field="queries", limit=limit) from None
+    metrics.observe_segmenting(target.name, len(body.queries), time.perf_counter() - start)
+    return Response(payload, media_type="application/json")
+
+
+def _check_work(body: Any, settings: Settings) -> None:
+    """The limits that tie fields (the schema says them as conditions): the queries of a
+    request with k over 1, and of a nested request."""
+    most = ranked_batch(settings)
+    if body.k > 1 and len(body.queries) > most:
+        raise Refusal(
+            422,
+            f"queries: {len(body.queries)} queries with k={body.k}; with k over 1 the limit "
+            f"is {most} queries (--max-ranked / --max-k, so that queries x k stays within "
+            f"{settings.max_ranked})",
+            field="queries",
+            limit=most,
+        )
+    if body.nested and len(body.queries) > settings.max_nested:
+        raise Refusal(
+            422,
+            f"queries: {len(body.queries)} queries to nest; the limit is {settings.max_nested} "
+            "(--max-nested)",
+            field="queries",
+            limit=settings.max_nested,
+        )

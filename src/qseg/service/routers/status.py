@@ -1,0 +1,40 @@
+"""``/healthz`` (no token, answered while shutting down), ``/readyz`` and ``/methods``."""
+
+# no `from __future__ import annotations`: FastAPI reads the route signatures' types
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends
+
+from qseg.service.access import get_settings
+from qseg.service.dependencies import GUARDS, ServiceState, get_served, get_state
+from qseg.service.errors import GUARDED, Refusal, declared
+from qseg.service.schemas import Methods, Status
+from qseg.service.served import ServedMethods
+from qseg.service.settings import Settings
+
+health = APIRouter(tags=["status"], responses=declared(405, 413))
+router = APIRouter(tags=["status"], dependencies=GUARDS, responses=declared(*GUARDED))
+
+
+@health.get("/healthz", response_model=Status)
+def healthz() -> dict[str, str]:
+    """The process is up (answered without the token, while loading and shutting down)."""
+    return {"status": "ok"}
+
+
+@router.get("/readyz", response_model=Status)
+def readyz(state: Annotated[ServiceState, Depends(get_state)]) -> dict[str, str]:
+    """Every served segmenter is loaded and the worker takes requests (503 otherwise)."""
+    if not state.ready:
+        raise Refusal(503, "not ready: starting")
+    return {"status": "ready"}
+
+
+@router.get("/methods", response_model=Methods)
+def methods(
+    served: Annotated[ServedMethods, Depends(get_served)],
+    settings: Annotated[Settings, Depends(get_settings)],
+) -> dict[str, Any]:
+    """What is served, the first being the default, with each model's metadata, and the
+    limits of a request."""
+    return {"methods": [s.describe() for s in served.values()], "limits": settings.limits()}
