@@ -7,7 +7,6 @@ import gzip
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -112,12 +111,6 @@ KRIPPENDORFF_2011 = """unit\tjudgeA\tjudgeB\tjudgeC\tjudgeD
 11\t\t\t1\t1
 12\t\t3\t\t
 """
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class Server:

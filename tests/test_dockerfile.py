@@ -12,9 +12,9 @@ import re
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -80,12 +80,6 @@ def test_the_image_is_multi_stage_non_root_and_checks_readiness():
     assert ("RUN", "qseg serve --prepare") in steps
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def test_the_dockerfiles_commands_build_prepare_and_serve(tmp_path):
     root = tmp_path / "image"
     moved = {"/opt/qseg": str(root / "opt/qseg"), "/var/cache/qseg": str(root / "var/cache/qseg")}
@@ -97,7 +91,6 @@ def test_the_dockerfiles_commands_build_prepare_and_serve(tmp_path):
 
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "QSEG_CACHE")}
     workdir = tmp_path
-    port = str(free_port())
     entrypoint: list[str] = []
     command: list[str] = []
     check: list[str] = []
@@ -138,8 +131,21 @@ def test_the_dockerfiles_commands_build_prepare_and_serve(tmp_path):
             check = json.loads(rest.split("CMD", 1)[1])
     assert any((root / "var/cache/qseg").glob("*.qseg")), "qseg serve --prepare built nothing"
     env["QSEG_TOKEN"] = "image-token"
-    serving = [part.replace("8000", port) for part in entrypoint + command]
-    server = subprocess.Popen(serving, env=env, stderr=subprocess.PIPE, start_new_session=True)
+    # the image's port, 8000, as one the server binds itself (no race with other tests)
+    serving = [part.replace("8000", "0") for part in entrypoint + command]
+    server = subprocess.Popen(
+        serving, env=env, stderr=subprocess.PIPE, start_new_session=True, text=True
+    )
+    assert server.stderr is not None
+    said = []
+    for line in server.stderr:
+        said.append(line)
+        if found := re.search(r"^qseg: serving .* on http://\S+:(\d+) ", line):
+            port = found.group(1)
+            break
+    else:
+        raise AssertionError("".join(said))
+    threading.Thread(target=server.stderr.read, daemon=True).start()
     probe = [part.replace("8000", port) for part in check]
     try:
         deadline = time.monotonic() + 120
