@@ -207,6 +207,8 @@ def test_the_agreement_summary_is_qseg_agree_on_the_export(served, tmp_path):
 def test_the_api_saves_checks_and_reports_progress(served):
     http = served.http
     assert http.post("/api/annotators", json={"name": " cid "}).json() == {"name": "cid"}
+    for name in ("a\x00b", "a\tb", "\n"):  # what an exported line cannot hold: the schema's 422
+        assert http.post("/api/annotators", json={"name": name}).status_code == 422, name
     first = http.get("/api/item", params={"annotator": "cid", "mode": "flat"}).json()
     assert (first["index"], first["total"], first["done"], first["qid"]) == (0, 4, 0, "q1")
     assert first["words"] == ["new", "york", "yankees", "tickets"] and first["prefill"] is None

@@ -244,6 +244,8 @@ def good_request_still_works(server: Server) -> None:
         ({"queries": ["a b"], "k": -1}, 422, "k", None),
         ({"queries": ["a b"], "k": 10**9}, 422, "k", 20),
         ({"queries": ["a b"], "k": "3"}, 422, "k", None),
+        ({"queries": ["a b"], "format": "lucene", "quote": [1.0, 0]}, 200, None, None),
+        ({"queries": ["a b"], "format": "lucene", "quote": [1.5]}, 422, "quote.0", None),
         ({"queries": [" ".join(["w"] * 30)] * 3, "nested": False, "k": 2}, 200, None, None),
         ({"queries": ["a b"], "nested": True, "k": 2, "format": "quoted"}, 422, "k", None),
         ({"queries": [" ".join(["w"] * 30)] * 51, "k": 2}, 422, "queries", 50),

@@ -199,7 +199,7 @@ def request_model(names: list[str], settings: Settings) -> type[BaseModel]:
             Field(None, description="lucene, es-dsl: phrase boost"),
         ),
         quote=(
-            list[Annotated[int, Field(ge=0)]] | None,
+            list[Annotated[int, Field(ge=0, strict=False), BeforeValidator(_a_number)]] | None,
             Field(None, description="engine syntax: quote only these segments (from 0)"),
         ),
     )

@@ -31,7 +31,10 @@ from qseg.service.served import ServedMethods
 PAGES = {"/": "index.html", "/flat": "flat.html", "/nested": "nested.html"}
 PAGES |= {"/agreement": "agreement.html"}
 Mode = Literal["flat", "nested"]
-Name = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[^\t\n\r]*\S[^\t\n\r]*$")]
+Name = Annotated[
+    str, Field(min_length=1, max_length=100, pattern=r"^[^\t\n\r\x00]*\S[^\t\n\r\x00]*$")
+]
+"""An annotator's name: what a line of the exported table can hold (no tab, line break, NUL)."""
 OpenProject = Annotated[Project, Depends(open_project)]
 
 pages = APIRouter(dependencies=GUARDS, responses=declared(*GUARDED), include_in_schema=False)
