@@ -472,7 +472,7 @@ def wait_until(condition, timeout: float = 60) -> None:
 
 
 def test_sigterm_lets_requests_in_flight_finish_and_refuses_new_ones():
-    running = Server("--workers", "2", "--drain-seconds", "5")
+    running = Server("--workers", "2", "--drain-seconds", "5", "--max-seconds", "300")
     long_queries = [" ".join(f"word{i} new york" for i in range(20))] * 1000
     finished: list[httpx.Response] = []
 
@@ -482,7 +482,8 @@ def test_sigterm_lets_requests_in_flight_finish_and_refuses_new_ones():
 
     thread = threading.Thread(target=slow)
     thread.start()
-    # in flight: the batch, besides the /metrics request asking (the server says so)
+    # in flight: the batch, besides the /metrics request asking (the server says so once
+    # the request has arrived: a worker that drains answers what had arrived)
     wait_until(lambda: in_flight(running.url) >= 2 or bool(finished))
     assert not finished, "the batch finished before the signal: make it longer"
     running.process.send_signal(signal.SIGTERM)

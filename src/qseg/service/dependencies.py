@@ -4,6 +4,7 @@ made with (``app.state``), so nothing depends on how the application was launche
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Annotated
@@ -13,16 +14,25 @@ from fastapi import Depends, Request
 from qseg.annotation.project import Project, ProjectError
 from qseg.service.access import require_access
 from qseg.service.errors import Refusal
+from qseg.service.middleware import ARRIVED
 from qseg.service.served import ServedMethods
 
 
 @dataclass
 class ServiceState:
     """Whether the worker is ready (its segmenters loaded, the application started) and
-    whether it is draining (SIGTERM received: it answers 503 to new requests)."""
+    since when it drains (SIGTERM received: it answers 503 to requests that arrive after)."""
 
     ready: bool = False
-    draining: bool = False
+    draining_since: float | None = None
+
+    @property
+    def draining(self) -> bool:
+        return self.draining_since is not None
+
+    def drain(self) -> None:
+        if self.draining_since is None:
+            self.draining_since = time.monotonic()
 
 
 def get_state(request: Request) -> ServiceState:
@@ -34,10 +44,13 @@ def get_served(request: Request) -> ServedMethods:
     return request.app.state.served
 
 
-def accepting(state: Annotated[ServiceState, Depends(get_state)]) -> None:
-    """A draining worker refuses new requests, closing the connection so that a client
-    that keeps it alive goes to another worker rather than ask this one again."""
-    if state.draining:
+def accepting(request: Request, state: Annotated[ServiceState, Depends(get_state)]) -> None:
+    """A draining worker refuses the requests that arrived after it began to drain (those in
+    flight finish), closing the connection so that a client that keeps it alive goes to
+    another worker rather than ask this one again."""
+    since = state.draining_since
+    arrived = request.scope.get("state", {}).get(ARRIVED, time.monotonic())
+    if since is not None and arrived >= since:
         raise Refusal(
             503,
             "shutting down: send the request to another worker",

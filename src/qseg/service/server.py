@@ -45,7 +45,7 @@ class DrainingServer(Server):
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         if sig == signal.SIGTERM and self.drain > 0 and not self.state.draining:
-            self.state.draining = True
+            self.state.drain()
             threading.Timer(self.drain, Server.handle_exit, (self, sig, frame)).start()
             return
         super().handle_exit(sig, frame)
