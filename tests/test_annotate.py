@@ -172,6 +172,7 @@ def test_nested_exports_are_refused_as_training_gold(tmp_path, write):
 def served(tmp_path, write):
     project, _ = _annotated(tmp_path, write)
     server = Server(project, command="annotate")
+    server.project = project
     yield server
     assert "Traceback" not in server.stop()
 
@@ -496,21 +497,16 @@ def test_pages_of_other_sites_cannot_write_and_other_names_are_refused(served):
     assert "default-src 'self'" in page.headers["content-security-policy"]
 
 
-def test_behind_a_proxy_the_public_origin_and_forwarded_addresses(tmp_path, write):
+def test_behind_a_proxy_the_public_origin_and_forwarded_addresses(served):
     """A proxy that rewrites Host (Origin: https://annotate.example.org, Host: 127.0.0.1) is
     let in by --public-origin; X-Forwarded-For is believed only from --forwarded-allow-ips."""
-    project, _ = _annotated(tmp_path, write)
     origin = {"Origin": "https://annotate.example.org"}
     body = {"name": "carol"}
-    plain = Server(project, command="annotate")
-    try:
-        assert plain.http.post("/api/annotators", json=body, headers=origin).status_code == 403
-        forwarded = plain.http.get("/api/project", headers={"X-Forwarded-For": "203.0.113.5"})
-        assert forwarded.status_code == 200  # not believed: the client is the loopback
-    finally:
-        assert "Traceback" not in plain.stop()
+    assert served.http.post("/api/annotators", json=body, headers=origin).status_code == 403
+    forwarded = served.http.get("/api/project", headers={"X-Forwarded-For": "203.0.113.5"})
+    assert forwarded.status_code == 200  # not believed: the client is the loopback
     proxied = Server(
-        project,
+        served.project,
         "--public-origin",
         "https://annotate.example.org",
         "--forwarded-allow-ips",
