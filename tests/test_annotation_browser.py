@@ -327,6 +327,19 @@ def test_off_the_loopback_a_browser_signs_in_with_the_token(server, browser):
         page.get_by_role("button", name="Sign in").click()
         page.wait_for_url(guarded.url + "/agreement")
         page.wait_for_selector("#agreement table, #agreement p")  # its figures, or why none
+        # Swagger UI reads the token's security scheme: its Authorize button takes the token,
+        # and a request tried out from the page carries it
+        page.goto(guarded.url + "/docs")
+        page.locator(".swagger-ui .btn.authorize").click()
+        page.locator(".auth-container input").fill("s3cret")
+        page.locator(".auth-btn-wrapper .btn.authorize").click()
+        page.locator(".btn-done").click()
+        page.locator("#operations-status-methods_methods_get .opblock-summary").click()
+        page.locator(".try-out__btn").click()
+        with page.expect_response(lambda r: r.url.endswith("/methods")) as answered:
+            page.locator(".execute").click()
+        assert answered.value.status == 200
+        assert answered.value.request.headers["authorization"] == "Bearer s3cret"
         context.close()
         # a next= that a browser reads as another host (a tab, a line break or a backslash
         # dropped or turned): the browser stays on this service
