@@ -67,7 +67,8 @@ def create_app(settings: Settings | None = None, served: ServedMethods | None = 
     app.state.paths = list(dict.fromkeys(r.path for router in routers for r in router.routes))
     # the outermost last: a HEAD is a GET for everything after it
     app.add_middleware(BodyLimit, limit=settings.max_body)
-    app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=list(settings.forwarded_allow_ips))
+    if settings.forwarded_allow_ips:  # no proxy trusted: the headers are left unread
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=list(settings.forwarded_allow_ips))
     app.add_middleware(Metrics)
     app.add_middleware(HeadAsGet)
     install_handlers(app)
