@@ -13,6 +13,8 @@ import pytest
 from conftest import webis_file
 from helpers import Server, assert_one_line_error, out, qseg
 
+pytestmark = pytest.mark.long
+
 httpx = pytest.importorskip("httpx", reason="the annotation pages need the serve extra")
 
 QUERIES = (

@@ -11,6 +11,8 @@ from qseg.errors import InputError
 from qseg.resources import NgramCounts
 from qseg.resources.build import build_ngrams
 
+pytestmark = pytest.mark.long
+
 pyspark = pytest.importorskip(
     "pyspark", reason="PySpark is not installed (pip install qseg[spark])"
 )

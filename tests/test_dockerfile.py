@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.long
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCKERFILE = ROOT / "Dockerfile"
 SYSTEM = ("apt-get", "useradd", "mkdir", "chown")
@@ -90,6 +92,7 @@ def test_the_dockerfiles_commands_build_prepare_and_serve(tmp_path):
         return text
 
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "QSEG_CACHE")}
+    env["CFLAGS"] = "-O0"  # the kernels compiled unoptimised: this tests the steps, not speed
     workdir = tmp_path
     entrypoint: list[str] = []
     command: list[str] = []

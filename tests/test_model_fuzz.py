@@ -50,6 +50,8 @@ from qseg.models import ModelError
 from qseg.models.catalog import SHIPPED, shipped_model
 from qseg.models.format import MANIFEST, manifest
 
+pytestmark = pytest.mark.long
+
 SHIPPED_MODEL = SHIPPED / "qseg-default-v2.qseg"
 """The model the fuzz mutates: a file written before manifests (the toy models have one)."""
 DEFAULT_MODEL = shipped_model(models.DEFAULT)

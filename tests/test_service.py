@@ -26,6 +26,8 @@ pytest.importorskip("fastapi", reason="the service needs the serve extra")
 
 from qseg.service import Client, ServiceError  # noqa: E402
 
+pytestmark = pytest.mark.long
+
 WIKI = "wiki(unseen_titles=true)"
 SERVED = ["default", WIKI, "naive"]
 LIMITS = {

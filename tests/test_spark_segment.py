@@ -19,6 +19,8 @@ from qseg.errors import InputError, PathError, QsegError
 from qseg.integrations import spark as on_spark
 from qseg.models import open_segmenter
 
+pytestmark = pytest.mark.long
+
 QUERIES = "webis-qsec-10-training-set-queries.txt"
 
 
