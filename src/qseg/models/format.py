@@ -61,11 +61,16 @@ MANIFEST = "members"
 ``sha256``): a member changed inside a valid zip (its CRC recomputed) is refused."""
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
+ROUTED_FORMAT = "qseg-routed-models"
+ROUTED_VERSION = 1
+"""A routed model file (:class:`RoutedFile`): a model per kind of query and their router."""
+
 _DATE = (1980, 1, 1, 0, 0, 0)
 CARRIED = {"titles": {"list": "titles.txt", "packed": "titles.npz"}}
 """Resources a model file may carry itself, and the member that holds each in each form (the
 resource entry's ``form``, ``list`` where it has none): an exact title set as one key a line,
 a compact one packed (:mod:`qseg.resources.packed`)."""
+CARRIED_MEMBERS = {member for forms in CARRIED.values() for member in forms.values()}
 
 
 def carried_member(kind: str, entry: dict[str, Any]) -> str:
@@ -121,15 +126,84 @@ class ModelFile:
         return ResourceMismatch(f"{self.path}: {message}")
 
 
-def write_model(path: StrPath, meta: dict[str, Any], members: dict[str, bytes]) -> None:
-    """Write ``meta.json``, with the members' manifest, and the members into one zip file,
-    replaced atomically."""
+ROUTER = "router.npz"
+
+
+@dataclass(frozen=True)
+class RoutedFile:
+    """A routed model file read and checked: ``meta.json`` names the kinds of query (the
+    router's labels), the style it segments in unless told otherwise, and the members the
+    models share; ``members``: the router (:data:`ROUTER`), each kind's model file
+    (``KIND.qseg``, without the shared members) and the shared members, every one verified."""
+
+    path: str
+    meta: dict[str, Any]
+    members: dict[str, bytes]
+
+    @property
+    def kinds(self) -> list[str]:
+        return self.meta["kinds"]
+
+    @property
+    def style(self) -> str:
+        return self.meta["style"]
+
+    @property
+    def shared(self) -> list[str]:
+        return self.meta["shared"]
+
+    def fail(self, message: str, member: str | None = None) -> ModelError:
+        where = f"{self.path} ({member})" if member else self.path
+        return ModelError(f"{where}: {message}")
+
+    @classmethod
+    def checked(cls, path: str, meta: dict[str, Any]) -> RoutedFile:
+        """The routed file of this metadata (without its members yet), every value checked."""
+        routed = cls(path, meta, {})
+        kinds, style, shared = meta.get("kinds"), meta.get("style"), meta.get("shared")
+        if (
+            not isinstance(kinds, list)
+            or len(kinds) != 2
+            or not all(isinstance(k, str) and re.fullmatch(r"[a-z]+", k) for k in kinds)
+            or kinds[0] == kinds[1]
+        ):
+            raise routed.fail("meta.json: kinds must be two names of lower-case letters")
+        if style not in ("auto", *kinds):
+            raise routed.fail(f"meta.json: style must be auto or one of the kinds, not {style!r}")
+        if not isinstance(shared, list) or not set(shared) <= CARRIED_MEMBERS:
+            raise routed.fail("meta.json: shared must list carried members")
+        return routed
+
+
+def routed_members(routed: RoutedFile) -> set[str]:
+    """The members a routed model file holds."""
+    return {ROUTER, *(f"{kind}.qseg" for kind in routed.kinds), *routed.shared}
+
+
+def _check_routed_members(routed: RoutedFile, present: set[str]) -> None:
+    expected = routed_members(routed)
+    if expected - present:
+        raise routed.fail(f"member {sorted(expected - present)[0]!r} is missing")
+    if present - expected:
+        raise routed.fail(f"unexpected member {sorted(present - expected)[0]!r}")
+
+
+def model_bytes(meta: dict[str, Any], members: dict[str, bytes], leave_out: set[str]) -> bytes:
+    """One zip file of ``meta.json``, with the manifest of all ``members``, and the members
+    but those in ``leave_out`` (which a routed model file holds once for its models)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as zf:
         text = json.dumps(meta | {MANIFEST: manifest(members)}, indent=1, sort_keys=True)
-        for name, data in {"meta.json": text.encode(), **members}.items():
+        kept = {n: d for n, d in members.items() if n not in leave_out}
+        for name, data in {"meta.json": text.encode(), **kept}.items():
             zf.writestr(zipfile.ZipInfo(name, _DATE), data, zipfile.ZIP_DEFLATED)
-    atomic_write_bytes(path, buffer.getvalue())
+    return buffer.getvalue()
+
+
+def write_model(path: StrPath, meta: dict[str, Any], members: dict[str, bytes]) -> None:
+    """Write ``meta.json``, with the members' manifest, and the members into one zip file,
+    replaced atomically."""
+    atomic_write_bytes(path, model_bytes(meta, members, set()))
 
 
 def manifest(members: dict[str, bytes]) -> dict[str, dict[str, Any]]:
@@ -158,11 +232,11 @@ def model_meta(params: dict[str, Any], fitted: dict[str, Any], resources: Any) -
         },
         "fitted": fitted,
         "resources": resources,
-        "qseg": _qseg_version(),
+        "qseg": qseg_version(),
     }
 
 
-def _qseg_version() -> str:
+def qseg_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -172,10 +246,22 @@ def _qseg_version() -> str:
 
 
 @contextmanager
-def _archive(path: StrPath) -> Iterator[tuple[zipfile.ZipFile, dict[str, zipfile.ZipInfo]]]:
+def _archive(
+    path: StrPath, data: bytes | None = None
+) -> Iterator[tuple[zipfile.ZipFile, dict[str, zipfile.ZipInfo]]]:
     """The model file's archive and its members by name, checked before anything is
     unpacked: a path that cannot be read is a :class:`PathError`, damage a :class:`ModelError`.
-    (Opened without blocking, so that a FIFO is refused instead of waited on.)"""
+    (Opened without blocking, so that a FIFO is refused instead of waited on.) ``data``: the
+    file's bytes, already read (a model inside a routed model file), ``path`` its name."""
+    if data is not None:
+        try:
+            zf = open_zip(io.BytesIO(data))
+            infos = checked_members(zf, len(data))
+        except ArchiveError as exc:
+            raise ModelError(f"{path}: not a readable model file ({exc})") from None
+        with zf:
+            yield zf, infos
+        return
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
@@ -235,11 +321,27 @@ def _check_meta_values(meta: Any) -> None:
             stack.extend((item, depth + 1) for item in items)
 
 
-def read_model(path: StrPath) -> ModelFile:
+def read_model(
+    path: StrPath, data: bytes | None = None, shared: dict[str, bytes] | None = None
+) -> ModelFile:
     """Read a model file and check its metadata, its parameters and the names and sizes of its
     members, then read every member and verify its SHA-256 (they are checked again when
-    decoded, :mod:`.loading`)."""
-    with _archive(path) as (zf, infos):
+    decoded, :mod:`.loading`). ``data`` and ``shared``: a model inside a routed model file,
+    its bytes and the members it shares with the other models there (verified by its own
+    manifest like the rest)."""
+    read = read_file(path, data, shared)
+    if not isinstance(read, ModelFile):
+        raise ModelError(f"{path}: a routed model file, where a single model was expected")
+    return read
+
+
+def read_file(
+    path: StrPath, data: bytes | None = None, shared: dict[str, bytes] | None = None
+) -> ModelFile | RoutedFile:
+    """A model file (:func:`read_model`) or a routed model file (:class:`RoutedFile`), by the
+    format its ``meta.json`` names, every member verified."""
+    shared = shared or {}
+    with _archive(path, data) as (zf, infos):
         if "meta.json" not in infos:
             raise ModelError(f"{path}: not a readable model file (no meta.json)")
         raw = _read_member(zf, path, infos["meta.json"])
@@ -248,19 +350,35 @@ def read_model(path: StrPath) -> ModelFile:
             _check_meta_values(meta)
         except ValueError as exc:
             raise ModelError(f"{path}: not a readable model file (meta.json: {exc})") from None
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        formats = {FORMAT: FORMAT_VERSION, ROUTED_FORMAT: ROUTED_VERSION}
+        if not isinstance(meta, dict) or meta.get("format") not in formats:
             raise ModelError(f"{path}: not a qseg model file")
-        if meta.get("version") != FORMAT_VERSION:
+        if meta.get("version") != formats[meta["format"]]:
             raise ModelError(
                 f"{path}: model format version {reprlib.repr(meta.get('version'))}; this qseg "
-                f"reads version {FORMAT_VERSION} (retrain with `qseg train`)"
+                f"reads version {formats[meta['format']]} (retrain with `qseg train`)"
             )
         names = sorted(infos.keys() - {"meta.json"})
-        model = _checked(str(path), meta)
-        _check_members(model, set(names))
-        digests = _digests(model, {n: infos[n].file_size for n in names})
-        members = {n: _verified(model, zf, infos[n], digests) for n in names}
-    return replace(model, members=members)
+        if meta["format"] == ROUTED_FORMAT:
+            routed = RoutedFile.checked(str(path), meta)
+            checked = ModelFile(str(path), meta, {}, {})
+            _check_routed_members(routed, set(names))
+        else:
+            checked = _checked(str(path), meta)
+            if shared.keys() & set(names):
+                raise checked.fail(f"unexpected member {sorted(shared.keys() & set(names))[0]!r}")
+            _check_members(checked, set(names) | shared.keys())
+        sizes = {n: infos[n].file_size for n in names} | {n: len(b) for n, b in shared.items()}
+        digests = _digests(checked, sizes)
+        members = {n: _verified(checked, zf, infos[n], digests) for n in names}
+        for name, content in shared.items():
+            _check_digest(checked, name, content, digests)
+            members[name] = content
+    if meta["format"] == ROUTED_FORMAT:
+        if digests is None:
+            raise ModelError(f"{path}: meta.json lacks {MANIFEST!r}")
+        return replace(routed, members=members)
+    return replace(checked, members=members)
 
 
 def _digests(model: ModelFile, sizes: dict[str, int]) -> dict[str, str] | None:
@@ -303,11 +421,13 @@ def _verified(
     """A member read in full (its zip CRC-32 checked), its SHA-256 the one the manifest
     records."""
     data = _read_member(zf, model.path, info)
-    if digests is not None and hashlib.sha256(data).hexdigest() != digests[info.filename]:
-        raise model.fail(
-            "its SHA-256 is not the one meta.json records (the file is damaged)", info.filename
-        )
+    _check_digest(model, info.filename, data, digests)
     return data
+
+
+def _check_digest(model: ModelFile, name: str, data: bytes, digests: dict[str, str] | None) -> None:
+    if digests is not None and hashlib.sha256(data).hexdigest() != digests[name]:
+        raise model.fail("its SHA-256 is not the one meta.json records (the file is damaged)", name)
 
 
 def _checked(path: str, meta: dict[str, Any]) -> ModelFile:

@@ -14,13 +14,21 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from qseg.errors import QsegError
-from qseg.fileio import StrPath
+from qseg.fileio import StrPath, atomic_write_bytes
 from qseg.models.format import (
     CARRIED,
+    CARRIED_MEMBERS,
+    ROUTED_FORMAT,
+    ROUTED_VERSION,
+    ROUTER,
     ModelFile,
+    RoutedFile,
     carried_member,
+    model_bytes,
     model_json,
     model_meta,
+    qseg_version,
+    read_file,
     read_model,
     write_model,
 )
@@ -30,21 +38,66 @@ from qseg.segmenters.trainable import LINEAR, Inputs, check_settings
 
 if TYPE_CHECKING:
     from qseg.segmenters.break_model import BreakModel
+    from qseg.segmenters.routing import RoutedModel
     from qseg.segmenters.supervised import BreakClassifier
     from qseg.segmenters.trees import TreeEnsemble
 
 T = TypeVar("T")
 
 
-def save(model: BreakModel | BreakClassifier, path: StrPath, *, carry_titles: bool = False) -> None:
-    """Write a trained model (or a fitted classifier's) to one model file, replaced atomically.
-    ``carry_titles``: the file holds its title set itself (an exact one as a list, a compact
-    one packed: :mod:`qseg.resources.packed`), so that it runs without any title resource
-    installed."""
+def save(
+    model: BreakModel | BreakClassifier | RoutedModel,
+    path: StrPath,
+    *,
+    carry_titles: bool = False,
+) -> None:
+    """Write a trained model (or a fitted classifier's, or a routed model) to one model file,
+    replaced atomically. ``carry_titles``: the file holds its title set itself (an exact one
+    as a list, a compact one packed: :mod:`qseg.resources.packed`), so that it runs without
+    any title resource installed; a routed model's models hold one copy between them."""
+    from qseg.segmenters.routing import RoutedModel
+
+    if isinstance(model, RoutedModel):
+        atomic_write_bytes(path, _routed_bytes(model, carry_titles))
+        return
+    meta, members = _meta_and_members(_trained(model), carry_titles)
+    write_model(path, meta, members)
+
+
+def _trained(model: BreakModel | BreakClassifier) -> BreakModel:
     if not hasattr(model, "gap_model"):
         if not hasattr(model, "model_"):
             raise QsegError("this segmenter is not trained yet; nothing to save")
-        model = model.model_
+        return model.model_
+    return model
+
+
+def _routed_bytes(routed: RoutedModel, carry_titles: bool) -> bytes:
+    """A routed model file: the router, each kind's model file and, once, the carried members
+    they share (which must then be the same in each)."""
+    shared: dict[str, bytes] = {}
+    members = {ROUTER: routed.router.to_bytes()}
+    for kind in routed.router.labels:
+        meta, own = _meta_and_members(routed.models[kind], carry_titles)
+        for name in CARRIED_MEMBERS & own.keys():
+            if shared.setdefault(name, own[name]) != own[name]:
+                raise QsegError(f"the models of a routed model carry different {name}")
+        members[f"{kind}.qseg"] = model_bytes(meta, own, CARRIED_MEMBERS)
+    meta = {
+        "format": ROUTED_FORMAT,
+        "version": ROUTED_VERSION,
+        "kinds": list(routed.router.labels),
+        "style": routed.style,
+        "shared": sorted(shared),
+        "qseg": qseg_version(),
+    }
+    return model_bytes(meta, members | shared, set())
+
+
+def _meta_and_members(
+    model: BreakModel, carry_titles: bool
+) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """What a model file of ``model`` holds: its metadata and its members."""
     members = {"gap_model.npz": model.gap_model.to_bytes()}
     resources = model.resources
     if carry_titles:
@@ -77,7 +130,7 @@ def save(model: BreakModel | BreakClassifier, path: StrPath, *, carry_titles: bo
     fitted = {"n_features_in": model.n_features, "tagged": model.tagged, "joint": bool(model.joint)}
     meta = model_meta(model.params, fitted, resources)
     meta["features"], meta["candidate_features"] = _feature_names(model.inputs, fitted["joint"])
-    write_model(path, meta, members)
+    return meta, members
 
 
 def _feature_names(inputs: Inputs | None, joint: bool) -> tuple[list[str], list[str]]:
@@ -104,9 +157,39 @@ def load(
     *,
     allow_other_resources: bool = False,
     spec: str | None = None,
-) -> BreakModel:
+) -> BreakModel | RoutedModel:
     """A model saved by :func:`save`, running on ``resources`` (see :mod:`.provenance`);
     ``spec`` is what the loaded segmenter reports as its spec (default: the path)."""
+    file = read_file(path)
+    spec = spec if spec is not None else str(path)
+    if isinstance(file, ModelFile):
+        return _load_model(file, resources or Resources(), allow_other_resources, spec)
+    return _load_routed(file, resources or Resources(), allow_other_resources, spec)
+
+
+def _load_routed(
+    file: RoutedFile, resources: Resources, allow_other_resources: bool, spec: str
+) -> RoutedModel:
+    """A routed model: its router and each kind's model, read with the members they share."""
+    from qseg.segmenters.domain import DomainModel
+    from qseg.segmenters.routing import RoutedModel
+
+    router = _decode(file, ROUTER, DomainModel.from_bytes)
+    if list(router.labels) != file.kinds:
+        raise file.fail(f"the router tells {', '.join(router.labels)} apart", ROUTER)
+    shared = {name: file.members[name] for name in file.shared}
+    models = {}
+    for kind in file.kinds:
+        member = f"{file.path} ({kind}.qseg)"
+        inner = read_model(member, file.members[f"{kind}.qseg"], shared)
+        models[kind] = _load_model(inner, resources, allow_other_resources, f"{spec}:{kind}")
+    return RoutedModel(router, models, spec, file.style)
+
+
+def _load_model(
+    file: ModelFile, resources: Resources, allow_other_resources: bool, spec: str
+) -> BreakModel:
+    """The model of a model file read and checked, every member decoded and checked."""
     from qseg.resources.vectors import WordVectors
     from qseg.segmenters.break_model import BreakModel
     from qseg.segmenters.contextual import BreakProbe, gap_width, require_encoder
@@ -115,8 +198,6 @@ def load(
     from qseg.segmenters.lexicon import LEXICON_FEATURES, Lexicon, check_phrase_rates
     from qseg.segmenters.trees import TreeEnsemble
 
-    file = read_model(path)
-    resources = resources or Resources()
     allow = allow_other_resources
     try:
         check_settings(file.params)  # the values' ranges, beyond the types read_model checked
@@ -173,7 +254,7 @@ def load(
         if file.decoding.rank_votes:
             ranker = _scorer(file, "ranker.npz", len(candidates))
     return BreakModel(
-        spec_text=spec if spec is not None else str(path),
+        spec_text=spec,
         params=file.params,
         source=source,
         vectors=vectors,
@@ -206,7 +287,7 @@ def _carried(file: ModelFile, kind: str) -> Any:
     return titles
 
 
-def _decode(file: ModelFile, member: str, decode: Callable[[bytes], T]) -> T:
+def _decode(file: ModelFile | RoutedFile, member: str, decode: Callable[[bytes], T]) -> T:
     """A member decoded, any damage a :class:`ModelError` naming it: also numbers too large
     for a float (``OverflowError``) and values nested too deeply to show in a message."""
     try:

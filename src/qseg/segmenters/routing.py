@@ -1,0 +1,140 @@
+"""One model per kind of query: each query segmented by the model trained on its kind.
+
+Web queries (Webis-QSeC-10) and product queries (QueryNER) follow different conventions
+(phrases; entity spans whole), and a model trained on one kind segments that kind better than
+one trained on both with the kind as an input (docs/default-model.md). A :class:`RoutedModel`
+holds one trained model per kind and the query-kind classifier (:class:`.domain.DomainModel`)
+that sends each query to one of them (``style=auto``), or sends every query to one kind's
+model (``style=web``, ``style=product``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from itertools import islice
+
+import numpy as np
+
+from qseg.errors import QsegError
+from qseg.query import Query, normalize
+from qseg.segmentation import Segmentation
+from qseg.segmenters.base import Errors, checked
+from qseg.segmenters.break_model import BreakModel, _with_tags
+from qseg.segmenters.domain import DomainModel
+from qseg.segmenters.records import BATCH
+
+AUTO = "auto"
+
+
+@dataclass(frozen=True)
+class RoutedModel:
+    """A model per kind of query (``models``, keyed by the router's labels) and the router."""
+
+    router: DomainModel
+    models: Mapping[str, BreakModel]
+    spec_text: str | None = None
+    style: str = AUTO
+    """``auto``: each query to the model of the kind the router gives it; or one kind, whose
+    model segments every query."""
+
+    def __post_init__(self) -> None:
+        if set(self.models) != set(self.router.labels):
+            raise QsegError(
+                f"a model for each kind the router tells apart ({', '.join(self.router.labels)}),"
+                f" not for {', '.join(sorted(self.models)) or 'none'}"
+            )
+        if self.style not in self.styles:
+            raise QsegError(f"style must be one of {', '.join(self.styles)}, not {self.style!r}")
+
+    @property
+    def styles(self) -> tuple[str, ...]:
+        return (AUTO, *self.router.labels)
+
+    @property
+    def spec(self) -> str:
+        """The model file (or shipped name) it was loaded by."""
+        if self.spec_text is None:
+            raise QsegError("a routed model has no spec until it is saved and loaded")
+        return self.spec_text
+
+    @property
+    def uses_tags(self) -> bool:
+        """Whether its models were trained with part-of-speech tags (and so take them)."""
+        return any(model.uses_tags for model in self.models.values())
+
+    def with_style(self, style: str, spec: str | None = None) -> RoutedModel:
+        """This model segmenting in ``style`` (see :attr:`style`), known as ``spec``."""
+        return replace(self, style=style, spec_text=spec or self.spec_text)
+
+    def kinds(self, queries: Sequence[Query]) -> list[str]:
+        """The kind of query whose model segments each query."""
+        if self.style != AUTO:
+            return [self.style] * len(queries)
+        words = [normalize(q) for q in queries]
+        second = self.router.predict(words) >= 0.5
+        first, other = self.router.labels
+        return [other if is_second else first for is_second in second.tolist()]
+
+    def _routed(self, queries: Sequence[Query]) -> Iterator[tuple[BreakModel, np.ndarray]]:
+        """Each model with the positions of the queries it segments."""
+        kinds = np.array(self.kinds(queries), dtype=object)
+        for kind, model in self.models.items():
+            where = np.flatnonzero(kinds == kind)
+            if len(where):
+                yield model, where
+
+    def predict(
+        self,
+        queries: Sequence[Query],
+        tags: Sequence[Sequence[str] | None] | None = None,
+    ) -> list[Segmentation]:
+        """The segmentation of each query, by the model of its kind."""
+        out: list[Segmentation | None] = [None] * len(queries)
+        for model, where in self._routed(queries):
+            picked = [queries[i] for i in where]
+            picked_tags = [tags[i] for i in where] if tags is not None else None
+            for i, segmentation in zip(where, model.predict(picked, picked_tags), strict=True):
+                out[i] = segmentation
+        return out  # type: ignore[return-value]  # every position was routed
+
+    def break_probabilities(
+        self,
+        queries: Sequence[str | Sequence[str]],
+        tags: Sequence[Sequence[str] | None] | None = None,
+    ) -> list[np.ndarray]:
+        """Per query, the probability of a break at each gap (by the model of its kind)."""
+        out: list[np.ndarray | None] = [None] * len(queries)
+        for model, where in self._routed(queries):
+            picked_tags = [tags[i] for i in where] if tags is not None else None
+            found = model.break_probabilities([queries[i] for i in where], picked_tags)
+            for i, probabilities in zip(where, found, strict=True):
+                out[i] = probabilities
+        return out  # type: ignore[return-value]
+
+    def segment(self, query: Query, tags: Sequence[str] | None = None) -> Segmentation:
+        return self.predict([query], None if tags is None else [tags])[0]
+
+    def segment_many(
+        self,
+        queries: Iterable[Query],
+        tags: Iterable[Sequence[str] | None] | None = None,
+        *,
+        errors: Errors = "raise",
+    ) -> Iterator[Segmentation]:
+        """Segment queries in batches of :data:`.records.BATCH` (``errors`` as in
+        :meth:`~qseg.segmenters.base.Segmenter.segment_many`)."""
+        good = checked(_with_tags(queries, tags), errors, lambda pair: pair[0])
+        while batch := list(islice(good, BATCH)):
+            words = [w for _, w in batch]
+            yield from self.predict(words, None if tags is None else [t for (_, t), _ in batch])
+
+    def rank(
+        self, query: Query, k: int, tags: Sequence[str] | None = None
+    ) -> list[tuple[Segmentation, float]]:
+        """The ``k`` best segmentations with their scores, by the model of its kind."""
+        (kind,) = self.kinds([query])
+        return self.models[kind].rank(query, k, tags)
+
+    def __repr__(self) -> str:
+        return f"<RoutedModel {self.spec_text or 'unsaved'} style={self.style}>"

@@ -1,0 +1,113 @@
+"""A routed model: one model per kind of query, each query sent to its kind's model by the
+query-kind classifier (style auto), or every query to one kind's model (style web/product);
+one file holding both models, the router and, once, what the models carry."""
+
+from __future__ import annotations
+
+import random
+import zipfile
+from functools import cache
+
+import pytest
+import toy
+
+import qseg as api
+from qseg import models
+from qseg.models import ModelError
+from qseg.segmentation import Segmentation
+from qseg.segmenters.domain import DomainModel
+from qseg.segmenters.registry import create
+from qseg.segmenters.routing import RoutedModel
+
+
+def product_gold(n: int = 150, seed: int = 3) -> list[Segmentation]:
+    """Queries of the toy words alone, kept whole but before *near* and *2024*: another kind,
+    another convention."""
+    rng = random.Random(seed)
+    queries = []
+    for _ in range(n):
+        text = " ".join(rng.sample(toy.WORDS, rng.randint(2, 4)))
+        queries.append(
+            Segmentation.from_pipe(text.replace(" near", "|near").replace(" 2024", "|2024"))
+        )
+    return queries
+
+
+@cache
+def routed() -> RoutedModel:
+    web_gold, products = list(toy.gold()), product_gold()
+    trained = {}
+    for kind, gold in (("web", web_gold), ("product", products)):
+        model = create(toy.TRAINED_SPECS["joint"], toy.resources())
+        trained[kind] = model.fit([q.words for q in gold], gold).model_
+    router = DomainModel.fit(
+        [q.words for q in web_gold + products],
+        ["web"] * len(web_gold) + ["product"] * len(products),
+        seed=0,
+    )
+    return RoutedModel(router, trained)
+
+
+QUERIES = ["cheap used tickets", "new york yankees tickets", "best online reviews"]
+
+
+def test_each_query_goes_to_the_model_of_its_kind():
+    model = routed()
+    assert model.kinds(QUERIES) == ["product", "web", "product"]
+    answers = model.predict(QUERIES)
+    for query, kind, answer in zip(QUERIES, model.kinds(QUERIES), answers, strict=True):
+        assert answer == model.models[kind].segment(query)
+    assert answers[0].to_pipe() == "cheap used tickets"  # whole, as the product model learnt
+    assert model.models["web"].segment(QUERIES[0]).to_pipe() != answers[0].to_pipe()
+    assert list(model.segment_many(["", *QUERIES], errors="skip")) == answers
+    assert model.rank(QUERIES[1], 3) == model.models["web"].rank(QUERIES[1], 3)
+    probabilities = model.break_probabilities(QUERIES)
+    assert (
+        probabilities[0].tolist()
+        == model.models["product"].break_probabilities(QUERIES[:1])[0].tolist()
+    )
+
+
+def test_a_style_sends_every_query_to_one_model():
+    web = routed().with_style("web")
+    assert web.predict(QUERIES) == routed().models["web"].predict(QUERIES)
+    with pytest.raises(api.QsegError, match="style must be one of auto, product, web"):
+        routed().with_style("movie")
+
+
+def test_one_file_holds_both_models_the_router_and_the_titles_once(tmp_path):
+    path = tmp_path / "routed.qseg"
+    models.save(routed(), path, carry_titles=True)
+    with zipfile.ZipFile(path) as zf:
+        assert sorted(zf.namelist()) == [
+            "meta.json",
+            "product.qseg",
+            "router.npz",
+            "titles.txt",
+            "web.qseg",
+        ]
+        with zipfile.ZipFile(zf.open("web.qseg")) as inner:
+            assert "titles.txt" not in inner.namelist() and "gap_model.npz" in inner.namelist()
+    loaded = api.segmenter(str(path), toy.resources())
+    assert isinstance(loaded, RoutedModel) and loaded.spec == str(path)
+    assert loaded.predict(QUERIES) == routed().predict(QUERIES)
+    styled = api.segmenter(f"{path}(style=product)", toy.resources())
+    assert styled.style == "product" and styled.spec == f"{path}(style=product)"
+    assert styled.predict(QUERIES) == routed().models["product"].predict(QUERIES)
+    again = tmp_path / "again.qseg"
+    models.save(loaded, again, carry_titles=True)
+    assert again.read_bytes() == path.read_bytes()  # the same model, the same bytes
+
+
+def test_a_damaged_shared_member_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "routed.qseg"
+    models.save(routed(), path, carry_titles=True)
+    damaged = tmp_path / "damaged.qseg"
+    with zipfile.ZipFile(path) as zf, zipfile.ZipFile(damaged, "w") as out:
+        for info in zf.infolist():
+            data = zf.read(info)
+            if info.filename == "titles.txt":
+                data = data.replace(b"new york", b"new yolk")
+            out.writestr(info, data)
+    with pytest.raises(ModelError, match=r"\(titles.txt\): its SHA-256 is not the one"):
+        api.segmenter(str(damaged), toy.resources())
