@@ -543,7 +543,7 @@ def test_a_model_can_carry_a_compact_title_set_packed(tmp_path, monkeypatch):
     assert len(list((tmp_path / "cache").glob("carried-titles-*.qseg"))) == 1
     monkeypatch.setenv("QSEG_CACHE", str(tmp_path / "empty-cache"))
     bad = rewrite(path, tmp_path / "bad.qseg", _member("titles.npz", b"not a zip"))
-    with pytest.raises(ModelError, match=r"\(titles\.npz\): not a packed title store"):
+    with pytest.raises(ModelError, match=r"\(titles\.npz\): not a packed store"):
         models.load(bad, counts_only)
 
     def form(meta, members):

@@ -1,4 +1,5 @@
-"""A compact title store packed for a model file (Elias-Fano coded keys) comes back the same."""
+"""A compact title or count store packed for a model file (Elias-Fano coded keys) comes back
+the same."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from qseg.resources.counts import NgramCounts
 from qseg.resources.packed import elias_fano, elias_fano_values, pack, records, unpack
 from qseg.resources.store import StoreError, build_from_entries
 from qseg.resources.titles import TitleSet
@@ -70,13 +72,25 @@ def test_a_packed_store_unpacks_into_a_file(tmp_path):
     assert again.path == tmp_path / "t.qseg" and again.fingerprint == store.fingerprint
 
 
-def test_only_compact_title_stores_are_packed():
+def test_a_packed_count_store_is_the_same_store_with_the_same_counts():
+    rng = random.Random(1)
+    entries = {title: rng.choice([1, 2, 3, 17, 950, 10**6, 7 * 10**9]) for title in _titles()}
+    store = build_from_entries(entries, kind="counts", mode="compact")
+    data = pack(store)
+    again = unpack(data, None)
+    assert again.fingerprint == store.fingerprint and again.header["kind"] == "counts"
+    for a, b in zip(records(store), records(again), strict=True):
+        assert np.array_equal(a, b)
+    keys = [*entries, *(f"w{i} w{i + 1}" for i in range(3000))]
+    before, after = NgramCounts(store=store), NgramCounts(store=again)
+    assert np.array_equal(before.count_many(keys), after.count_many(keys))
+    assert after.count_many(["w1"]).tolist() == before.count_many(["w1"]).tolist()
+
+
+def test_only_compact_stores_are_packed():
     exact = build_from_entries({"new york": 1}, kind="titles")
-    with pytest.raises(StoreError, match="only a compact title store"):
+    with pytest.raises(StoreError, match="only a compact title store or count store"):
         pack(exact)
-    counts = build_from_entries({"new york": 7}, kind="counts", mode="compact")
-    with pytest.raises(StoreError, match="only a compact title store"):
-        pack(counts)
 
 
 def _damaged(data: bytes, name: str, change) -> bytes:
@@ -102,5 +116,5 @@ def test_a_damaged_packed_store_is_a_value_error(name, change, message):
     store = build_from_entries(dict.fromkeys(_titles(500), 1), kind="titles", mode="compact")
     with pytest.raises(ValueError, match=message):
         unpack(_damaged(pack(store), name, change), None)
-    with pytest.raises(ValueError, match="not a packed title store"):
+    with pytest.raises(ValueError, match="not a packed store"):
         unpack(b"not a zip", None)

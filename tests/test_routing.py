@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 import zipfile
+from collections import Counter
+from dataclasses import replace
 from functools import cache
 
 import pytest
@@ -14,6 +16,9 @@ import toy
 import qseg as api
 from qseg import models
 from qseg.models import ModelError
+from qseg.resources.counts import NgramCounts
+from qseg.resources.default import NAME_END, NAME_START
+from qseg.resources.store import build_from_entries
 from qseg.segmentation import Segmentation
 from qseg.segmenters.domain import DomainModel
 from qseg.segmenters.registry import create
@@ -111,3 +116,37 @@ def test_a_damaged_shared_member_is_refused_in_one_line(tmp_path):
             out.writestr(info, data)
     with pytest.raises(ModelError, match=r"\(titles.txt\): its SHA-256 is not the one"):
         api.segmenter(str(damaged), toy.resources())
+
+
+def toy_names() -> NgramCounts:
+    """Name statistics of the toy phrases as a compact store (what a model carries packed):
+    every 1- to 5-gram of each phrase between the name marks."""
+    counts: Counter[str] = Counter()
+    for phrase in toy.PHRASES:
+        words = [NAME_START, *phrase.split(), NAME_END]
+        for n in range(1, 6):
+            counts.update(" ".join(words[i : i + n]) for i in range(len(words) - n + 1))
+    return NgramCounts(store=build_from_entries(dict(counts), kind="counts", mode="compact"))
+
+
+def test_name_statistics_and_vectors_travel_in_the_file_once(tmp_path):
+    spec = toy.TRAINED_SPECS["joint"].replace(
+        "name_statistics=false, word_vectors=false", "name_statistics=true, word_vectors=true"
+    )
+    resources = replace(toy.resources(), names=toy_names())
+    web_gold, products = list(toy.gold()), product_gold()
+    trained = {
+        kind: create(spec, resources).fit([q.words for q in gold], gold).model_
+        for kind, gold in (("web", web_gold), ("product", products))
+    }
+    model = RoutedModel(routed().router, trained)
+    path = tmp_path / "routed.qseg"
+    models.save(model, path, carry_titles=True, carry_names=True)
+    with zipfile.ZipFile(path) as zf:
+        names = set(zf.namelist())
+        assert {"names.npz", "titles.txt", "vectors.npz"} <= names
+        with zipfile.ZipFile(zf.open("product.qseg")) as inner:
+            assert not {"names.npz", "vectors.npz"} & set(inner.namelist())
+    loaded = api.segmenter(str(path), toy.resources())  # no name statistics given
+    assert loaded.predict(QUERIES) == model.predict(QUERIES)
+    assert loaded.models["web"].source.names.fingerprint == resources.names.fingerprint

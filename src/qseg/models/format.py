@@ -66,11 +66,17 @@ ROUTED_VERSION = 1
 """A routed model file (:class:`RoutedFile`): a model per kind of query and their router."""
 
 _DATE = (1980, 1, 1, 0, 0, 0)
-CARRIED = {"titles": {"list": "titles.txt", "packed": "titles.npz"}}
+CARRIED = {
+    "titles": {"list": "titles.txt", "packed": "titles.npz"},
+    "names": {"packed": "names.npz"},
+}
 """Resources a model file may carry itself, and the member that holds each in each form (the
 resource entry's ``form``, ``list`` where it has none): an exact title set as one key a line,
-a compact one packed (:mod:`qseg.resources.packed`)."""
+a compact one packed (:mod:`qseg.resources.packed`); name statistics, a compact count store,
+packed."""
 CARRIED_MEMBERS = {member for forms in CARRIED.values() for member in forms.values()}
+SHAREABLE = CARRIED_MEMBERS | {"vectors.npz"}
+"""Members the models of a routed model file hold once between them where they are the same."""
 
 
 def carried_member(kind: str, entry: dict[str, Any]) -> str:
@@ -170,8 +176,8 @@ class RoutedFile:
             raise routed.fail("meta.json: kinds must be two names of lower-case letters")
         if style not in ("auto", *kinds):
             raise routed.fail(f"meta.json: style must be auto or one of the kinds, not {style!r}")
-        if not isinstance(shared, list) or not set(shared) <= CARRIED_MEMBERS:
-            raise routed.fail("meta.json: shared must list carried members")
+        if not isinstance(shared, list) or not set(shared) <= SHAREABLE:
+            raise routed.fail(f"meta.json: shared must list members of {sorted(SHAREABLE)}")
         return routed
 
 

@@ -21,6 +21,7 @@ from qseg.models.format import (
     ROUTED_FORMAT,
     ROUTED_VERSION,
     ROUTER,
+    SHAREABLE,
     ModelFile,
     RoutedFile,
     carried_member,
@@ -50,17 +51,20 @@ def save(
     path: StrPath,
     *,
     carry_titles: bool = False,
+    carry_names: bool = False,
 ) -> None:
     """Write a trained model (or a fitted classifier's, or a routed model) to one model file,
     replaced atomically. ``carry_titles``: the file holds its title set itself (an exact one
     as a list, a compact one packed: :mod:`qseg.resources.packed`), so that it runs without
-    any title resource installed; a routed model's models hold one copy between them."""
+    any title resource installed; ``carry_names``: its name statistics too (a compact count
+    store, packed); a routed model's models hold one copy between them."""
+    carry = {"titles": carry_titles, "names": carry_names}
     from qseg.segmenters.routing import RoutedModel
 
     if isinstance(model, RoutedModel):
-        atomic_write_bytes(path, _routed_bytes(model, carry_titles))
+        atomic_write_bytes(path, _routed_bytes(model, carry))
         return
-    meta, members = _meta_and_members(_trained(model), carry_titles)
+    meta, members = _meta_and_members(_trained(model), carry)
     write_model(path, meta, members)
 
 
@@ -72,17 +76,35 @@ def _trained(model: BreakModel | BreakClassifier) -> BreakModel:
     return model
 
 
-def _routed_bytes(routed: RoutedModel, carry_titles: bool) -> bytes:
-    """A routed model file: the router, each kind's model file and, once, the carried members
-    they share (which must then be the same in each)."""
+def _carried_form(model: BreakModel, kind: str) -> tuple[str, bytes]:
+    """How a model file carries its titles or name statistics: an exact title set as a list,
+    a compact store packed."""
+    store = getattr(model.source, kind, None) if model.source is not None else None
+    if store is None:
+        raise QsegError(f"the model was trained without {kind}: it has none to carry")
+    if store.info.mode == "compact":
+        from qseg.resources.packed import pack
+
+        return "packed", pack(store.store)
+    if kind == "names":
+        raise QsegError("name statistics are carried as a compact store; build them compact")
+    return "list", "".join(f"{title}\n" for title in sorted(store)).encode()
+
+
+def _routed_bytes(routed: RoutedModel, carry: dict[str, bool]) -> bytes:
+    """A routed model file: the router, each kind's model file and, once, the members they
+    share (:data:`.format.SHAREABLE`, where the same in each; a carried resource must be)."""
+    files = {kind: _meta_and_members(routed.models[kind], carry) for kind in routed.router.labels}
     shared: dict[str, bytes] = {}
+    for name in sorted(SHAREABLE):
+        found = [own[name] for _, own in files.values() if name in own]
+        if len(found) == len(files) and all(data == found[0] for data in found):
+            shared[name] = found[0]
+        elif found and name in CARRIED_MEMBERS:
+            raise QsegError(f"the models of a routed model carry different {name}")
     members = {ROUTER: routed.router.to_bytes()}
-    for kind in routed.router.labels:
-        meta, own = _meta_and_members(routed.models[kind], carry_titles)
-        for name in CARRIED_MEMBERS & own.keys():
-            if shared.setdefault(name, own[name]) != own[name]:
-                raise QsegError(f"the models of a routed model carry different {name}")
-        members[f"{kind}.qseg"] = model_bytes(meta, own, CARRIED_MEMBERS)
+    for kind, (meta, own) in files.items():
+        members[f"{kind}.qseg"] = model_bytes(meta, own, set(shared))
     meta = {
         "format": ROUTED_FORMAT,
         "version": ROUTED_VERSION,
@@ -95,25 +117,17 @@ def _routed_bytes(routed: RoutedModel, carry_titles: bool) -> bytes:
 
 
 def _meta_and_members(
-    model: BreakModel, carry_titles: bool
+    model: BreakModel, carry: dict[str, bool]
 ) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """What a model file of ``model`` holds: its metadata and its members."""
+    """What a model file of ``model`` holds: its metadata and its members (with the resources
+    ``carry`` says it carries)."""
     members = {"gap_model.npz": model.gap_model.to_bytes()}
     resources = model.resources
-    if carry_titles:
-        titles = model.source.titles if model.source is not None else None
-        if titles is None:
-            raise QsegError("the model was trained without titles: it has none to carry")
-        if titles.info.mode == "exact":
-            form = "list"
-            data = "".join(f"{title}\n" for title in sorted(titles)).encode()
-        else:
-            from qseg.resources.packed import pack
-
-            form, data = "packed", pack(titles.store)
-        members[CARRIED["titles"][form]] = data
-        entry = resources["titles"] | {"carried": True, "form": form}
-        resources = resources | {"titles": entry}
+    for kind in ("titles", "names"):
+        if carry[kind]:
+            form, data = _carried_form(model, kind)
+            members[CARRIED[kind][form]] = data
+            resources = resources | {kind: resources[kind] | {"carried": True, "form": form}}
     if model.lexicon is not None:
         members["lexicon.json"] = json.dumps(model.lexicon.to_json()).encode()
     if model.probe is not None:
@@ -272,19 +286,23 @@ def _load_model(
 
 
 def _carried(file: ModelFile, kind: str) -> Any:
-    """The title set a model file carries, as a store built once into the cache (its member
-    verified by :func:`.read_model` whatever the cache holds, decoded only where it lacks it)."""
-    from qseg.resources.default import carried_titles
+    """The title set or name statistics a model file carries, as a store built once into the
+    cache (its member verified by :func:`.read_model` whatever the cache holds, decoded only
+    where it lacks it)."""
+    from qseg.resources.default import carried_names, carried_titles
 
     entry = file.resources[kind]
-    assert kind == "titles" and entry is not None
+    assert entry is not None
     member, form = carried_member(kind, entry), entry.get("form", "list")
     try:
-        titles = carried_titles(file.read_member(member), entry["fingerprint"], form)
+        if kind == "titles":
+            found = carried_titles(file.read_member(member), entry["fingerprint"], form)
+        else:
+            found = carried_names(file.read_member(member), entry["fingerprint"])
     except (ValueError, UnicodeDecodeError) as exc:
         raise file.fail(str(exc) or type(exc).__name__, member) from None
-    check_integrity(file, kind, titles.fingerprint)
-    return titles
+    check_integrity(file, kind, found.fingerprint)
+    return found
 
 
 def _decode(file: ModelFile | RoutedFile, member: str, decode: Callable[[bytes], T]) -> T:

@@ -488,26 +488,50 @@ def carried_titles(member: bytes, fingerprint: str, form: str = "list") -> Title
     is cached). Where the cache cannot be written it is built in memory."""
 
     def build(path: Path | None) -> Store:
-        if form == "packed":
-            from qseg.resources.packed import unpack
+        from qseg.resources.titles import read_title_lines
 
-            _say("unpacking the titles a model carries (once, a few seconds)")
-            store = unpack(member, path)
-        else:
-            from qseg.resources.titles import read_title_lines
+        titles = read_title_lines(member)
+        _say(f"building the {len(titles):,} titles a model carries (once, a few seconds)")
+        return build_from_entries(dict.fromkeys(titles, 1), kind="titles", path=path)
 
-            titles = read_title_lines(member)
-            _say(f"building the {len(titles):,} titles a model carries (once, a few seconds)")
-            store = build_from_entries(dict.fromkeys(titles, 1), kind="titles", path=path)
+    if form == "packed":
+        return TitleSet(store=_carried_store("titles", member, fingerprint))
+    return TitleSet(store=_carried_store("titles", member, fingerprint, build))
+
+
+def carried_names(member: bytes, fingerprint: str) -> NgramCounts:
+    """The name statistics a model file carries, packed (as :func:`carried_titles`)."""
+    return NgramCounts(store=_carried_store("names", member, fingerprint))
+
+
+def _carried_store(
+    kind: str,
+    member: bytes,
+    fingerprint: str,
+    build: Callable[[Path | None], Store] | None = None,
+) -> Store:
+    """The store a model file carries of ``kind``, built into the cache once by ``build``, by
+    default unpacked (:mod:`qseg.resources.packed`); ``ValueError`` if it is not the store of
+    ``fingerprint``."""
+
+    def unpacked(path: Path | None) -> Store:
+        from qseg.resources.packed import unpack
+
+        what = {"names": "name statistics"}.get(kind, kind)
+        _say(f"unpacking the {what} a model carries (once, a few seconds)")
+        return unpack(member, path)
+
+    def checked(path: Path | None) -> Store:
+        store = (build or unpacked)(path)
         if store.fingerprint != fingerprint:
             if path is not None:
                 path.unlink(missing_ok=True)
-            raise ValueError(f"titles of fingerprint {store.fingerprint}, not {fingerprint}")
+            raise ValueError(f"{kind} of fingerprint {store.fingerprint}, not {fingerprint}")
         return store
 
     def load(path: Path) -> Store | None:
         store = _cached(path)
         return store if store is not None and store.fingerprint == fingerprint else None
 
-    path = cache_dir() / f"carried-titles-{fingerprint}-{build_tag()}.qseg"
-    return TitleSet(store=_once(path, load, build))
+    path = cache_dir() / f"carried-{kind}-{fingerprint}-{build_tag()}.qseg"
+    return _once(path, load, checked)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -84,10 +85,14 @@ def records(store: Store) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def pack(store: Store) -> bytes:
-    """A compact title store as the bytes of an ``.npz`` (see the module docstring)."""
+    """A compact title or count store as the bytes of an ``.npz`` (see the module docstring;
+    a count store's value codes follow as 16-bit numbers, deflated)."""
     header, layout = store.header, store.header["layout"]
-    if header["kind"] != "titles" or layout.get("value_bits") != 1:
-        raise StoreError("only a compact title store is packed")
+    if store.info.mode != "compact" or (
+        (header["kind"], layout.get("value_bits")) != ("titles", 1)
+        and not (header["kind"] == "counts" and layout["value_bits"] <= 16)
+    ):
+        raise StoreError("only a compact title store or count store is packed")
     top, codes, ext = records(store)
     high, low, low_bits = elias_fano(top, layout["bucket_bits"] + layout["fingerprint_bits"])
     kept = {
@@ -97,13 +102,19 @@ def pack(store: Store) -> bytes:
         "seed": layout["seed"],
         "fingerprint_bits": layout["fingerprint_bits"],
     } | {key: header[key] for key in ("max_words", "unigram_total", "source") if key in header}
+    if header["kind"] == "counts":
+        kept |= {"kind": "counts", "value_bits": layout["value_bits"]}
+        kept["count_step"] = header["count_step"]
+        values = codes.astype("<u2").view(np.uint8)
+    else:
+        values = np.packbits(codes.astype(np.uint8))
     out = io.BytesIO()
     np.savez_compressed(
         out,
         header=np.frombuffer(json.dumps(kept).encode("utf-8"), dtype=np.uint8),
         high=high,
         low=low,
-        values=np.packbits(codes.astype(np.uint8)),
+        values=values,
         extendable=np.packbits(ext),
     )
     return out.getvalue()
@@ -112,28 +123,53 @@ def pack(store: Store) -> bytes:
 def unpack(data: bytes, path: Path | None) -> Store:
     """The store :func:`pack` packed, written to ``path`` (``None``: in memory); ``ValueError``
     naming what is wrong if the bytes are not a packed store."""
-    arrays = read_npz(data, _ARRAYS, "a packed title store")
+    arrays = read_npz(data, _ARRAYS, "a packed store")
     try:
         kept: dict[str, Any] = json.loads(arrays["header"].tobytes().decode("utf-8"))
         count, low_bits = int(kept["count"]), int(kept["low_bits"])
         if kept["format"] != FORMAT or not 0 < count < 2**32 or not 0 <= low_bits < 64:
             raise ValueError(f"format {kept['format']}, {count} keys, {low_bits} low bits")
         fingerprint_bits, seed = int(kept["fingerprint_bits"]), int(kept["seed"])
+        kind = kept.get("kind", "titles")
+        value_bits = int(kept.get("value_bits", 1))
+        step = float(kept["count_step"]) if kind == "counts" else None
+        if kind not in ("titles", "counts") or not 1 <= value_bits <= 16:
+            raise ValueError(f"a {kind} store of {value_bits}-bit values")
+        if step is not None and not 0 < step < 64:
+            raise ValueError(f"a count step of {step}")
     except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"a packed title store with a bad header ({exc})") from None
+        raise ValueError(f"a packed store with a bad header ({exc})") from None
     for name in _ARRAYS:
         if arrays[name].dtype != np.uint8 or arrays[name].ndim != 1:
-            raise ValueError(f"a packed title store: {name} is not a byte vector")
+            raise ValueError(f"a packed store: {name} is not a byte vector")
     top = elias_fano_values(arrays["high"], arrays["low"], count, low_bits)
-    values = np.unpackbits(arrays["values"])[:count].astype(np.uint64)
+    raw = arrays["values"]
+    if kind == "counts":
+        values = raw[: 2 * count].view("<u2").astype(np.uint64) if len(raw) >= 2 * count else raw
+        if len(values) == count and np.any(values >> np.uint64(value_bits)):
+            raise ValueError(f"a packed count store with codes over {value_bits} bits")
+    else:
+        values = np.unpackbits(raw)[:count].astype(np.uint64)
     ext = np.unpackbits(arrays["extendable"])[:count]
     if len(values) != count or len(ext) != count or np.any(top[1:] < top[:-1]):
-        raise ValueError("a packed title store whose keys are not sorted or not all there")
+        raise ValueError("a packed store whose keys are not sorted or not all there")
     header = {key: kept[key] for key in ("max_words", "unigram_total", "source") if key in kept}
+    layout = Layout(kind, fingerprint_bits, value_bits, seed, step)
     try:
-        return _write(top, values, ext, path, fingerprint_bits, seed, header)
+        return _write(top, values, ext, path, layout, header)
     except StoreError as exc:  # a layout the keys do not fit: damage, as the rest
-        raise ValueError(f"a packed title store that is no store ({exc})") from None
+        raise ValueError(f"a packed store that is no store ({exc})") from None
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What a packed store keeps of its store's layout."""
+
+    kind: str
+    fingerprint_bits: int
+    value_bits: int
+    seed: int
+    count_step: float | None
 
 
 def _write(
@@ -141,26 +177,26 @@ def _write(
     values: np.ndarray,
     ext: np.ndarray,
     path: Path | None,
-    fingerprint_bits: int,
-    seed: int,
+    layout: Layout,
     header: dict[str, Any],
 ) -> Store:
-    """The compact title store of these records (sorted top hash bits, values, flags)."""
+    """The compact store of these records (sorted top hash bits, value codes, flags)."""
     count = len(top)
     writer = StoreWriter(
         path,
-        kind="titles",
+        kind=layout.kind,
         mode="compact",
         n_keys=count,
-        fingerprint_bits=fingerprint_bits,
-        value_bits=1,
-        seed=seed,
+        fingerprint_bits=layout.fingerprint_bits,
+        value_bits=layout.value_bits,
+        seed=layout.seed,
         header=header,
+        count_step=layout.count_step,
     )
-    shift = 64 - writer.layout["bucket_bits"] - fingerprint_bits
+    shift = 64 - writer.layout["bucket_bits"] - layout.fingerprint_bits
     if shift < 0 or (count and int(top[-1]) >> (64 - shift)):
         writer.abort()
         raise StoreError("its keys do not fit its layout")
     with writer:
-        writer.add(top << np.uint64(shift), values, ext)
+        writer.add(top << np.uint64(shift), values, ext, coded=True)
         return writer.finish()

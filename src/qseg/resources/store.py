@@ -139,7 +139,10 @@ class StoreWriter:
         value_bits: int | None = None,
         seed: int = 0,
         header: dict[str, Any] | None = None,
+        count_step: float | None = None,
     ) -> None:
+        """``count_step``: the quantizer's step (a compact store written again from its
+        codes, :mod:`.packed`); by default it is made for ``max_value``."""
         if kind not in KINDS:
             raise StoreError(f"store kind must be one of {KINDS}, not {kind!r}")
         if mode not in MODES:
@@ -156,7 +159,11 @@ class StoreWriter:
         self.path = None if path is None else Path(path)
         self.kind, self.mode, self.n_keys = kind, mode, n_keys
         self.seed = seed
-        self.quantizer = Quantizer.for_max(value_bits, max(max_value, 1))
+        self.quantizer = (
+            Quantizer(value_bits, count_step)
+            if count_step is not None
+            else Quantizer.for_max(value_bits, max(max_value, 1))
+        )
         self.layout: dict[str, Any] = {
             "exact": mode == "exact",
             "seed": seed,
@@ -234,10 +241,13 @@ class StoreWriter:
         values: np.ndarray,
         extendable: np.ndarray,
         keys: Sequence[str] | Any = None,
+        *,
+        coded: bool = False,
     ) -> None:
         """Append entries whose hashes continue the sorted order.
 
-        Exact stores need the keys: a sequence of ``str`` or a pyarrow string array.
+        Exact stores need the keys: a sequence of ``str`` or a pyarrow string array. ``coded``:
+        the values of a compact store are already its value codes.
         """
         n = len(hashes)
         if n == 0:
@@ -268,9 +278,9 @@ class StoreWriter:
             self._key_bytes_written += len(blob)
             overflow = count_buckets(sizes, hashes, 64 - self.layout["bucket_bits"])
         else:
-            codes = self.quantizer.encode(values)
+            codes = values if coded else self.quantizer.encode(values)
             positive = values > 0
-            if positive.any():
+            if positive.any() and not coded:
                 decoded = self.quantizer.table()[codes[positive]].astype(np.float64)
                 actual = values[positive].astype(np.float64)
                 self._max_error = max(
