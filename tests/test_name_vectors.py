@@ -94,6 +94,24 @@ def test_word_vectors_round_trip_and_errors():
         WordVectors.from_bytes(mismatched.to_bytes())
 
 
+def test_quantized_vectors_are_int8_within_half_a_step_and_round_trip():
+    rng = np.random.default_rng(0)
+    vectors = WordVectors(("new", "york", "city"), rng.normal(size=(3, 32)).astype(np.float32))
+    small = vectors.quantized().restricted({"york", "city"})
+    assert small.vocabulary == ("york", "city") and small.vectors.dtype == np.int8
+    exact, approximate = vectors.lookup(["york", "city"]), small.lookup(["york", "city"])
+    step = np.abs(exact).max(axis=1, keepdims=True) / 127
+    assert np.all(np.abs(approximate - exact) <= step / 2 + 1e-6)
+    assert small.lookup(["new"]).tolist() == [[0.0] * 32]
+    back = WordVectors.from_bytes(small.to_bytes())
+    assert back.fingerprint == small.fingerprint != vectors.fingerprint
+    np.testing.assert_array_equal(back.lookup(["city"]), approximate[1:])
+    assert small.vectors.nbytes + small.scales.nbytes < vectors.vectors[1:].nbytes / 3
+    broken = WordVectors(small.vocabulary, small.vectors, small.scales[:1])
+    with pytest.raises(ValueError, match="one a word"):
+        WordVectors.from_bytes(broken.to_bytes())
+
+
 def test_joint_uses_the_name_vectors_unless_told_not_to(monkeypatch, tmp_path):
     small = WordVectors(("new", "york"), np.ones((2, 4), dtype=np.float16))
     monkeypatch.setattr(default, "require_name_counts", lambda: toy_source().counts)

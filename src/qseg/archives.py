@@ -196,18 +196,24 @@ def read_npy(raw: bytes | bytearray, name: str) -> np.ndarray:
 
 
 def read_npz(
-    file: IO[bytes], names: Sequence[str], limit: int = MAX_UNPACKED
+    file: IO[bytes],
+    names: Sequence[str],
+    limit: int = MAX_UNPACKED,
+    optional: Sequence[str] = (),
 ) -> dict[str, np.ndarray]:
-    """The named arrays of an ``.npz`` archive (numpy's ``savez``) in ``file``, every member
-    checked by :func:`checked_members` and every array by :func:`read_npy`."""
+    """The named arrays of an ``.npz`` archive (numpy's ``savez``) in ``file``, and those of
+    ``optional`` it holds, every member checked by :func:`checked_members` and every array by
+    :func:`read_npy`."""
     size = file.seek(0, io.SEEK_END)
     file.seek(0)
     with open_zip(file) as zf:
         members = checked_members(zf, size, limit)
         arrays = {}
-        for name in names:
+        for name in (*names, *optional):
             info = members.get(f"{name}.npy")
             if info is None:
+                if name in optional:
+                    continue
                 raise ArchiveError(f"no array {name!r}")
             arrays[name] = read_npy(read_member(zf, info), name)
     return arrays

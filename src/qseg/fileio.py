@@ -199,18 +199,21 @@ def atomic_directory(path: StrPath) -> Iterator[Path]:
         raise
 
 
-def read_npz(data: bytes, names: Sequence[str], what: str) -> dict[str, Any]:
-    """The named arrays of ``.npz`` bytes, each checked to hold only finite numbers where it
-    is a float array; ``ValueError`` naming ``what`` on any damage (a bad zip, a bad deflate
-    stream, a missing array, NaN or infinity), found before anything is allocated where the
-    file declares it (:mod:`qseg.archives`: a forged array shape, a zip bomb)."""
+def read_npz(
+    data: bytes, names: Sequence[str], what: str, optional: Sequence[str] = ()
+) -> dict[str, Any]:
+    """The named arrays of ``.npz`` bytes (and those of ``optional`` it holds), each checked to
+    hold only finite numbers where it is a float array; ``ValueError`` naming ``what`` on any
+    damage (a bad zip, a bad deflate stream, a missing array, NaN or infinity), found before
+    anything is allocated where the file declares it (:mod:`qseg.archives`: a forged array
+    shape, a zip bomb)."""
     import numpy as np
 
     from qseg.archives import ArchiveError
     from qseg.archives import read_npz as read_arrays
 
     try:
-        arrays = read_arrays(io.BytesIO(data), names)
+        arrays = read_arrays(io.BytesIO(data), names, optional=optional)
     except ArchiveError as exc:
         raise ValueError(f"not {what} ({exc})") from None
     for name, array in arrays.items():
