@@ -176,3 +176,18 @@ def test_a_cache_folder_that_cannot_be_written_builds_in_memory(fake_names, monk
     finally:
         default.default_titles.cache_clear()
     assert blocked.read_text() == "not a folder"
+
+
+def test_dbpedia_files_are_read_as_literal_eval_reads_them():
+    """The names of a data file, read from its string literals, are what evaluating the dict
+    gives: escapes, quotes of both kinds, colons and brackets inside names."""
+    entities = {"n": ["new_york", "o'brien", 'say_"hi"', "a:b", "x[1]", "tab\there", "é_ü"]}
+    variants = {"jersey_city": "new_jersey", "it's": 'the_"one"', "k:[": "v:["}
+    for data in (entities, variants):
+        text = f"#!/usr/bin/env python\n\nd_trie = {data!r}\n"
+        expected = [
+            name
+            for key, value in data.items()
+            for name in (value if isinstance(value, list) else [key, value])
+        ]
+        assert default._names_in(text) == expected

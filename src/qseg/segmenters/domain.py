@@ -64,7 +64,16 @@ class DomainModel:
     bias: float
 
     @classmethod
-    def fit(cls, queries: Sequence[Sequence[str]], labels: Sequence[str], seed: int) -> DomainModel:
+    def fit(
+        cls,
+        queries: Sequence[Sequence[str]],
+        labels: Sequence[str],
+        seed: int,
+        *,
+        balanced: bool = False,
+    ) -> DomainModel:
+        """``balanced``: both kinds weigh alike in the loss, however many queries each has (a
+        router between two models; the domain input of one model is trained unweighted)."""
         from scipy.sparse import csr_matrix
         from sklearn.linear_model import LogisticRegression
 
@@ -74,7 +83,9 @@ class DomainModel:
         offsets, columns, values = featurize(queries)
         x = csr_matrix((values, columns, offsets), shape=(len(queries), 1 << BITS))
         y = np.array([kinds.index(label) for label in labels])
-        model = LogisticRegression(C=4.0, max_iter=1000, random_state=seed).fit(x, y)
+        model = LogisticRegression(
+            C=4.0, max_iter=1000, random_state=seed, class_weight="balanced" if balanced else None
+        ).fit(x, y)
         weights = model.coef_[0].astype(np.float32)
         return cls((kinds[0], kinds[1]), weights, float(model.intercept_[0]))
 

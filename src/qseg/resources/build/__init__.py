@@ -303,9 +303,13 @@ def build_line_ngrams(
     max_order: int,
     mode: str = "compact",
     quiet: bool = False,
+    min_count: int = 1,
+    fingerprint_bits: int = DEFAULT_FINGERPRINT_BITS,
+    count_bits: int = DEFAULT_COUNT_BITS,
 ) -> Store:
     """An n-gram store of the distinct lines in ``batches`` (each line counted once), for
-    lines whose words are already normalized and joined by single spaces."""
+    lines whose words are already normalized and joined by single spaces; n-grams seen fewer
+    than ``min_count`` times are left out (a smaller store)."""
     import numpy as np
 
     from qseg.resources.build.duckdb_engine import count_lines
@@ -324,15 +328,17 @@ def build_line_ngrams(
             for start in range(0, len(chunk), 100_000)
             for lines in [chunk[start : start + 100_000].to_pylist()]
         )
-        count_lines(con, pieces, max_order, 1)
+        count_lines(con, pieces, max_order, min_count)
         header = header | {"lines": distinct.num_rows, "max_order": max_order}
+        if min_count > 1:
+            header["min_count"] = min_count
         return _finish(
             con,
             output,
             kind="counts",
             mode=mode,
             header=header,
-            options=_store_options(mode, DEFAULT_FINGERPRINT_BITS, DEFAULT_COUNT_BITS),
+            options=_store_options(mode, fingerprint_bits, count_bits),
             report=report,
         )
 
