@@ -150,3 +150,20 @@ def test_name_statistics_and_vectors_travel_in_the_file_once(tmp_path):
     loaded = api.segmenter(str(path), toy.resources())  # no name statistics given
     assert loaded.predict(QUERIES) == model.predict(QUERIES)
     assert loaded.models["web"].source.names.fingerprint == resources.names.fingerprint
+
+
+def test_a_balanced_router_weighs_both_kinds_alike():
+    """Three times as many product queries as web ones: unweighted, the router sends more of
+    the ambiguous queries (toy words alone, in both kinds) to the product model."""
+    web = [q.words for q in toy.gold()]
+    products = [q.words for q in product_gold(450)]
+    labels = ["web"] * len(web) + ["product"] * len(products)
+    plain = DomainModel.fit(web + products, labels, seed=0)
+    balanced = DomainModel.fit(web + products, labels, seed=0, balanced=True)
+    web_side = plain.labels.index("web")
+
+    def web_share(model: DomainModel) -> float:
+        second = model.predict(web) >= 0.5
+        return float((second == (web_side == 1)).mean())
+
+    assert web_share(balanced) > web_share(plain)
