@@ -186,14 +186,6 @@ def routed_members(routed: RoutedFile) -> set[str]:
     return {ROUTER, *(f"{kind}.qseg" for kind in routed.kinds), *routed.shared}
 
 
-def _check_routed_members(routed: RoutedFile, present: set[str]) -> None:
-    expected = routed_members(routed)
-    if expected - present:
-        raise routed.fail(f"member {sorted(expected - present)[0]!r} is missing")
-    if present - expected:
-        raise routed.fail(f"unexpected member {sorted(present - expected)[0]!r}")
-
-
 def model_bytes(meta: dict[str, Any], members: dict[str, bytes], leave_out: set[str]) -> bytes:
     """One zip file of ``meta.json``, with the manifest of all ``members``, and the members
     but those in ``leave_out`` (which a routed model file holds once for its models)."""
@@ -368,7 +360,7 @@ def read_file(
         if meta["format"] == ROUTED_FORMAT:
             routed = RoutedFile.checked(str(path), meta)
             checked = ModelFile(str(path), meta, {}, {})
-            _check_routed_members(routed, set(names))
+            _check_present(routed, routed_members(routed), set(names))
         else:
             checked = _checked(str(path), meta)
             if shared.keys() & set(names):
@@ -551,8 +543,12 @@ def expected_members(model: ModelFile) -> set[str]:
 
 
 def _check_members(model: ModelFile, present: set[str]) -> None:
-    expected = expected_members(model)
+    _check_present(model, expected_members(model), present)
+
+
+def _check_present(file: ModelFile | RoutedFile, expected: set[str], present: set[str]) -> None:
+    """Every member expected is present, and nothing else."""
     if expected - present:
-        raise model.fail(f"member {sorted(expected - present)[0]!r} is missing")
+        raise file.fail(f"member {sorted(expected - present)[0]!r} is missing")
     if present - expected:
-        raise model.fail(f"unexpected member {sorted(present - expected)[0]!r}")
+        raise file.fail(f"unexpected member {sorted(present - expected)[0]!r}")

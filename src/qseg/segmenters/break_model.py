@@ -9,7 +9,7 @@ arrays (:mod:`.trees`), so a model segments, and loads, without scikit-learn or 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import islice, pairwise
@@ -379,10 +379,7 @@ class BreakModel:
     ) -> Iterator[Segmentation]:
         """Segment queries in batches of :data:`.records.BATCH` (a query's tags may be None;
         ``errors`` as in :meth:`~qseg.segmenters.base.Segmenter.segment_many`)."""
-        good = checked(_with_tags(queries, tags), errors, lambda pair: pair[0])
-        while batch := list(islice(good, BATCH)):
-            words = [w for _, w in batch]
-            yield from self.predict(words, None if tags is None else [t for (_, t), _ in batch])
+        return in_batches(self.predict, queries, tags, errors)
 
     def rank(
         self, query: Query, k: int, tags: Sequence[str] | None = None
@@ -435,6 +432,25 @@ def gap_windows(n: int) -> list[tuple[int, int, int]]:
         return [(0, n, g) for g in range(n - 1)]
     starts = [min(max(g + 1 - WINDOW_WORDS // 2, 0), n - WINDOW_WORDS) for g in range(n - 1)]
     return [(start, start + WINDOW_WORDS, g - start) for g, start in enumerate(starts)]
+
+
+Predict = Callable[
+    [Sequence[tuple[str, ...]], Sequence[Sequence[str] | None] | None], list[Segmentation]
+]
+
+
+def in_batches(
+    predict: Predict,
+    queries: Iterable[Query],
+    tags: Iterable[Sequence[str] | None] | None,
+    errors: Errors,
+) -> Iterator[Segmentation]:
+    """``predict`` on the queries (with their tags, if given) in batches of
+    :data:`.records.BATCH`, each item checked as ``errors`` says."""
+    good = checked(_with_tags(queries, tags), errors, lambda pair: pair[0])
+    while batch := list(islice(good, BATCH)):
+        words = [w for _, w in batch]
+        yield from predict(words, None if tags is None else [t for (_, t), _ in batch])
 
 
 def _with_tags(

@@ -12,17 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from itertools import islice
 
 import numpy as np
 
 from qseg.errors import QsegError
 from qseg.query import Query, normalize
 from qseg.segmentation import Segmentation
-from qseg.segmenters.base import Errors, checked
-from qseg.segmenters.break_model import BreakModel, _with_tags
+from qseg.segmenters.base import Errors
+from qseg.segmenters.break_model import BreakModel, in_batches
 from qseg.segmenters.domain import DomainModel
-from qseg.segmenters.records import BATCH
 
 AUTO = "auto"
 
@@ -124,10 +122,7 @@ class RoutedModel:
     ) -> Iterator[Segmentation]:
         """Segment queries in batches of :data:`.records.BATCH` (``errors`` as in
         :meth:`~qseg.segmenters.base.Segmenter.segment_many`)."""
-        good = checked(_with_tags(queries, tags), errors, lambda pair: pair[0])
-        while batch := list(islice(good, BATCH)):
-            words = [w for _, w in batch]
-            yield from self.predict(words, None if tags is None else [t for (_, t), _ in batch])
+        return in_batches(self.predict, queries, tags, errors)
 
     def rank(
         self, query: Query, k: int, tags: Sequence[str] | None = None
