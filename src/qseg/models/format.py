@@ -178,6 +178,8 @@ class RoutedFile:
             raise routed.fail(f"meta.json: style must be auto or one of the kinds, not {style!r}")
         if not isinstance(shared, list) or not set(shared) <= SHAREABLE:
             raise routed.fail(f"meta.json: shared must list members of {sorted(SHAREABLE)}")
+        if MANIFEST not in meta:  # a routed file is never older than manifests
+            raise routed.fail(f"meta.json lacks {MANIFEST!r}")
         return routed
 
 
@@ -357,10 +359,10 @@ def read_file(
                 f"reads version {formats[meta['format']]} (retrain with `qseg train`)"
             )
         names = sorted(infos.keys() - {"meta.json"})
+        checked: ModelFile | RoutedFile
         if meta["format"] == ROUTED_FORMAT:
-            routed = RoutedFile.checked(str(path), meta)
-            checked = ModelFile(str(path), meta, {}, {})
-            _check_present(routed, routed_members(routed), set(names))
+            checked = RoutedFile.checked(str(path), meta)
+            _check_present(checked, routed_members(checked), set(names))
         else:
             checked = _checked(str(path), meta)
             if shared.keys() & set(names):
@@ -372,14 +374,10 @@ def read_file(
         for name, content in shared.items():
             _check_digest(checked, name, content, digests)
             members[name] = content
-    if meta["format"] == ROUTED_FORMAT:
-        if digests is None:
-            raise ModelError(f"{path}: meta.json lacks {MANIFEST!r}")
-        return replace(routed, members=members)
     return replace(checked, members=members)
 
 
-def _digests(model: ModelFile, sizes: dict[str, int]) -> dict[str, str] | None:
+def _digests(model: ModelFile | RoutedFile, sizes: dict[str, int]) -> dict[str, str] | None:
     """The SHA-256 the manifest records of each member, once it lists exactly the members
     present at the sizes their headers declare (checked before any is unpacked); ``None`` for
     a file written before manifests."""
@@ -414,7 +412,10 @@ def _manifest_entry(entry: Any) -> bool:
 
 
 def _verified(
-    model: ModelFile, zf: zipfile.ZipFile, info: zipfile.ZipInfo, digests: dict[str, str] | None
+    model: ModelFile | RoutedFile,
+    zf: zipfile.ZipFile,
+    info: zipfile.ZipInfo,
+    digests: dict[str, str] | None,
 ) -> bytes:
     """A member read in full (its zip CRC-32 checked), its SHA-256 the one the manifest
     records."""
@@ -423,7 +424,9 @@ def _verified(
     return data
 
 
-def _check_digest(model: ModelFile, name: str, data: bytes, digests: dict[str, str] | None) -> None:
+def _check_digest(
+    model: ModelFile | RoutedFile, name: str, data: bytes, digests: dict[str, str] | None
+) -> None:
     if digests is not None and hashlib.sha256(data).hexdigest() != digests[name]:
         raise model.fail("its SHA-256 is not the one meta.json records (the file is damaged)", name)
 

@@ -67,16 +67,18 @@ class RoutedModel:
 
     def kinds(self, queries: Sequence[Query]) -> list[str]:
         """The kind of query whose model segments each query."""
+        return self._kinds([normalize(q) for q in queries])
+
+    def _kinds(self, words: Sequence[tuple[str, ...]]) -> list[str]:
         if self.style != AUTO:
-            return [self.style] * len(queries)
-        words = [normalize(q) for q in queries]
+            return [self.style] * len(words)
         second = self.router.predict(words) >= 0.5
         first, other = self.router.labels
         return [other if is_second else first for is_second in second.tolist()]
 
-    def _routed(self, queries: Sequence[Query]) -> Iterator[tuple[BreakModel, np.ndarray]]:
-        """Each model with the positions of the queries it segments."""
-        kinds = np.array(self.kinds(queries), dtype=object)
+    def _routed(self, words: Sequence[tuple[str, ...]]) -> Iterator[tuple[BreakModel, np.ndarray]]:
+        """Each model with the positions of the (normalized) queries it segments."""
+        kinds = np.array(self._kinds(words), dtype=object)
         for kind, model in self.models.items():
             where = np.flatnonzero(kinds == kind)
             if len(where):
@@ -88,9 +90,10 @@ class RoutedModel:
         tags: Sequence[Sequence[str] | None] | None = None,
     ) -> list[Segmentation]:
         """The segmentation of each query, by the model of its kind."""
-        out: list[Segmentation | None] = [None] * len(queries)
-        for model, where in self._routed(queries):
-            picked = [queries[i] for i in where]
+        words = [normalize(q) for q in queries]
+        out: list[Segmentation | None] = [None] * len(words)
+        for model, where in self._routed(words):
+            picked = [words[i] for i in where]
             picked_tags = [tags[i] for i in where] if tags is not None else None
             for i, segmentation in zip(where, model.predict(picked, picked_tags), strict=True):
                 out[i] = segmentation
@@ -102,10 +105,11 @@ class RoutedModel:
         tags: Sequence[Sequence[str] | None] | None = None,
     ) -> list[np.ndarray]:
         """Per query, the probability of a break at each gap (by the model of its kind)."""
-        out: list[np.ndarray | None] = [None] * len(queries)
-        for model, where in self._routed(queries):
+        words = [normalize(q) for q in queries]
+        out: list[np.ndarray | None] = [None] * len(words)
+        for model, where in self._routed(words):
             picked_tags = [tags[i] for i in where] if tags is not None else None
-            found = model.break_probabilities([queries[i] for i in where], picked_tags)
+            found = model.break_probabilities([words[i] for i in where], picked_tags)
             for i, probabilities in zip(where, found, strict=True):
                 out[i] = probabilities
         return out  # type: ignore[return-value]
