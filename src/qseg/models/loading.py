@@ -25,6 +25,7 @@ from qseg.models.format import (
     ModelFile,
     RoutedFile,
     carried_member,
+    contextual_member,
     model_bytes,
     model_json,
     model_meta,
@@ -95,6 +96,8 @@ def _routed_bytes(routed: RoutedModel, carry: dict[str, bool]) -> bytes:
     """A routed model file: the router, each kind's model file and, once, the members they
     share (:data:`.format.SHAREABLE`, where the same in each; a carried resource must be)."""
     files = {kind: _meta_and_members(routed.models[kind], carry) for kind in routed.router.labels}
+    for kind, model in sorted(routed.contextual.items()):
+        files[contextual_member(kind).removesuffix(".qseg")] = _meta_and_members(model, carry)
     shared: dict[str, bytes] = {}
     for name in sorted(SHAREABLE):
         found = [own[name] for _, own in files.values() if name in own]
@@ -110,6 +113,7 @@ def _routed_bytes(routed: RoutedModel, carry: dict[str, bool]) -> bytes:
         "version": ROUTED_VERSION,
         "kinds": list(routed.router.labels),
         "style": routed.style,
+        "contextual": list(routed.router.labels) if routed.contextual else [],
         "shared": sorted(shared),
         "qseg": qseg_version(),
     }
@@ -171,20 +175,32 @@ def load(
     *,
     allow_other_resources: bool = False,
     spec: str | None = None,
+    contextual: bool = False,
 ) -> BreakModel | RoutedModel:
     """A model saved by :func:`save`, running on ``resources`` (see :mod:`.provenance`);
-    ``spec`` is what the loaded segmenter reports as its spec (default: the path)."""
+    ``spec`` is what the loaded segmenter reports as its spec (default: the path);
+    ``contextual``: a routed model's models with the contextual probe, where it has them."""
     file = read_file(path)
     spec = spec if spec is not None else str(path)
+    if contextual and (isinstance(file, ModelFile) or not file.contextual):
+        raise QsegError(
+            f"{path}: holds no models with the contextual probe to opt in to (train one with "
+            "contextual=true and give it as the method)"
+        )
     if isinstance(file, ModelFile):
         return _load_model(file, resources or Resources(), allow_other_resources, spec)
-    return _load_routed(file, resources or Resources(), allow_other_resources, spec)
+    return _load_routed(file, resources or Resources(), allow_other_resources, spec, contextual)
 
 
 def _load_routed(
-    file: RoutedFile, resources: Resources, allow_other_resources: bool, spec: str
+    file: RoutedFile,
+    resources: Resources,
+    allow_other_resources: bool,
+    spec: str,
+    contextual: bool = False,
 ) -> RoutedModel:
-    """A routed model: its router and each kind's model, read with the members they share."""
+    """A routed model: its router and each kind's model (with the contextual probe if
+    ``contextual``), read with the members they share."""
     from qseg.segmenters.domain import DomainModel
     from qseg.segmenters.routing import RoutedModel
 
@@ -194,8 +210,9 @@ def _load_routed(
     shared = {name: file.members[name] for name in file.shared}
     models = {}
     for kind in file.kinds:
-        member = f"{file.path} ({kind}.qseg)"
-        inner = read_model(member, file.members[f"{kind}.qseg"], shared)
+        name = contextual_member(kind) if contextual else f"{kind}.qseg"
+        member = f"{file.path} ({name})"
+        inner = read_model(member, file.members[name], shared)
         models[kind] = _load_model(inner, resources, allow_other_resources, f"{spec}:{kind}")
     return RoutedModel(router, models, spec, file.style)
 

@@ -60,14 +60,9 @@ class WordVectors:
 
     def lookup(self, words: Sequence[str]) -> np.ndarray:
         """One row per word (zeros for words without a vector)."""
-        index = self._index
-        rows = np.array([index.get(w, -1) for w in words], dtype=np.int64)
-        out = np.zeros((len(words), self.dimensions), dtype=np.float32)
-        known = rows >= 0
-        out[known] = self.vectors[rows[known]]
-        if self.scales is not None:
-            out[known] *= self.scales[rows[known], None]
-        return out
+        index, table = self._index, self._table
+        unknown = len(table) - 1
+        return table[np.array([index.get(w, unknown) for w in words], dtype=np.intp)]
 
     def to_bytes(self) -> bytes:
         """One ``.npz`` file: the vectors and the vocabulary (UTF-8, a word a line)."""
@@ -114,6 +109,19 @@ class WordVectors:
         if cached is None:
             cached = {w: i for i, w in enumerate(self.vocabulary)}
             object.__setattr__(self, "_index_cache", cached)
+        return cached
+
+    @property
+    def _table(self) -> np.ndarray:
+        """The vectors as float32 (an int8 one times its scale), then a zero row for unknown
+        words: a lookup is one gather, which segmenting a single query waits on."""
+        cached = self.__dict__.get("_table_cache")
+        if cached is None:
+            values = self.vectors.astype(np.float32)
+            if self.scales is not None:
+                values *= self.scales[:, None]
+            cached = np.vstack([values, np.zeros((1, self.dimensions), dtype=np.float32)])
+            object.__setattr__(self, "_table_cache", cached)
         return cached
 
     def __deepcopy__(self, memo: dict[int, Any]) -> WordVectors:

@@ -79,10 +79,11 @@ def gap_inputs(
     if inputs.pair_counts:
         assert source is not None
         parts.append(pair_count_features(words, source.counts))
-    if vectors is not None:
-        left = [w[g] for w in words for g in range(len(w) - 1)]
-        right = [w[g + 1] for w in words for g in range(len(w) - 1)]
-        parts += [vectors.lookup(left), vectors.lookup(right)]
+    if vectors is not None:  # one lookup of the left words, then the right
+        found = vectors.lookup(
+            [w[g + side] for side in (0, 1) for w in words for g in range(len(w) - 1)]
+        )
+        parts += [found[:gaps], found[gaps:]]
     return np.hstack(parts) if parts else np.zeros((gaps, 0), dtype=np.float32)
 
 

@@ -55,44 +55,48 @@ NAME_FEATURES = (
 )
 
 
+_COUNT_AT = [FEATURE_NAMES.index(c) for c in _COUNT_COLUMNS]
+_RATE_AT = [FEATURE_NAMES.index(c) for c in _RATE_BASES]
+_DENOMINATOR = [0, 1, 0, 1, 2, 3]
+"""Per rate feature, which of the occurrences of L0, R0, L1 L0 and R0 R1 divides it."""
+
+
 def name_features(queries: Sequence[tuple[str, ...]], names: NgramCounts) -> np.ndarray:
     """One row of :data:`NAME_FEATURES` per gap, queries one after the other."""
     queries = [q for q in queries if len(q) > 1]
     if not queries:
         return np.zeros((0, len(NAME_FEATURES)), dtype=np.float32)
     inside = gap_features(queries, FeatureSource(names, names))
-    column = {name: i for i, name in enumerate(FEATURE_NAMES)}
-    counts = inside[:, [column[c] for c in _COUNT_COLUMNS]]
     # occurrences inside names + 1 of L0, R0, L1 L0 and R0 R1 (NaN past the query)
-    occurrences = np.exp(inside[:, [column[c] for c in _RATE_BASES]].astype(np.float64))
+    occurrences = np.exp(inside[:, _RATE_AT].astype(np.float64))
 
     begins = [f"{NAME_START} {w}" for q in queries for w in q]
     ends = [f"{w} {NAME_END}" for q in queries for w in q]
     pair_begins = [f"{NAME_START} {a} {b}" for q in queries for a, b in pairwise(q)]
     pair_ends = [f"{a} {b} {NAME_END}" for q in queries for a, b in pairwise(q)]
     found = names.count_many(begins + ends + pair_begins + pair_ends).astype(np.float64)
-    words, pairs = len(begins), len(pair_begins)
-    begin_of, end_of = found[:words], found[words : 2 * words]
-    pair_begin_of, pair_end_of = found[2 * words : 2 * words + pairs], found[2 * words + pairs :]
-
-    lengths = np.array([len(q) for q in queries])
-    query = np.repeat(np.arange(len(queries)), lengths - 1)
-    gap = np.arange(len(query)) - np.repeat(np.cumsum(lengths - 1) - (lengths - 1), lengths - 1)
-    left = np.repeat(np.cumsum(lengths) - lengths, lengths - 1) + gap  # word index of L0
-    pair = left - query  # pair index of (L0, R0): one pair fewer than words per query
-    has_l1, has_r1 = gap > 0, gap + 2 < lengths[query]
-    l1l0_ends = np.where(has_l1, pair_end_of[np.maximum(pair - 1, 0)], np.nan)
-    r0r1_begins = np.where(has_r1, pair_begin_of[np.minimum(pair + 1, pairs - 1)], np.nan)
-    l0, r0, l1l0, r0r1 = occurrences.T
-    rates = np.stack(
-        [
-            (end_of[left] + 0.5) / l0,
-            (begin_of[left + 1] + 0.5) / r0,
-            (begin_of[left] + 0.5) / l0,
-            (end_of[left + 1] + 0.5) / r0,
-            (l1l0_ends + 0.5) / l1l0,
-            (r0r1_begins + 0.5) / r0r1,
-        ],
-        axis=1,
-    )
-    return np.hstack([counts, rates]).astype(np.float32)
+    found = np.append(found, np.nan)  # the count past the query
+    # per gap, where in ``found`` each rate's count is: L0 ends, R0 begins, L0 begins, R0 ends,
+    # L1 L0 ends, R0 R1 begins (a plain loop: a query has a few gaps, and numpy's per-call
+    # cost would dominate segmenting one query)
+    words, pairs, past = len(begins), len(pair_begins), len(found) - 1
+    end, pair_begin, pair_end = words, 2 * words, 2 * words + pairs
+    at: list[tuple[int, ...]] = []
+    word = pair = 0
+    for query in queries:
+        n = len(query)
+        for gap in range(n - 1):
+            left, this = word + gap, pair + gap
+            at.append(
+                (
+                    end + left,
+                    left + 1,
+                    left,
+                    end + left + 1,
+                    pair_end + this - 1 if gap > 0 else past,
+                    pair_begin + this + 1 if gap + 2 < n else past,
+                )
+            )
+        word, pair = word + n, pair + n - 1
+    rates = (found[np.array(at)] + 0.5) / occurrences[:, _DENOMINATOR]
+    return np.hstack([inside[:, _COUNT_AT], rates]).astype(np.float32)

@@ -11,7 +11,7 @@ model (``style=web``, ``style=product``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -35,6 +35,10 @@ class RoutedModel:
     style: str = AUTO
     """``auto``: each query to the model of the kind the router gives it; or one kind, whose
     model segments every query."""
+    contextual: Mapping[str, BreakModel] = field(default_factory=dict)
+    """A model per kind with the contextual probe as well, saved beside ``models`` for those
+    who opt in (:func:`qseg.models.load` with ``contextual=True`` segments with them); not
+    loaded otherwise, as they need torch."""
 
     def __post_init__(self) -> None:
         if set(self.models) != set(self.router.labels):
@@ -42,6 +46,8 @@ class RoutedModel:
                 f"a model for each kind the router tells apart ({', '.join(self.router.labels)}),"
                 f" not for {', '.join(sorted(self.models)) or 'none'}"
             )
+        if self.contextual and set(self.contextual) != set(self.models):
+            raise QsegError("a contextual model for each kind, or none")
         if self.style not in self.styles:
             raise QsegError(f"style must be one of {', '.join(self.styles)}, not {self.style!r}")
 

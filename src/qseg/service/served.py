@@ -19,7 +19,7 @@ from qseg.errors import QsegError
 from qseg.evaluation.provenance import file_fingerprint
 from qseg.models import DEFAULT, open_segmenter
 from qseg.models.catalog import shipped_model
-from qseg.models.format import read_model
+from qseg.models.format import RoutedFile, read_file, read_model
 from qseg.resources.default import build_tag
 from qseg.segmenters.base import Segmenter
 
@@ -97,14 +97,36 @@ def _identity(name: str, segmenter: Segmenter) -> tuple[str, dict[str, Any]]:
     if path is None:
         digest = hashlib.sha256(f"{segmenter.spec}\0{VERSION}\0{build_tag()}".encode())
         return digest.hexdigest()[:16], {"kind": "method", "qseg": VERSION}
-    meta = read_model(path).meta
-    metadata = {
-        "kind": "model",
-        "method": meta["method"],
-        "qseg": meta["qseg"],
-        "format_version": meta["version"],
-        "resources": meta["resources"],
-    }
+    metadata = _model_metadata(path)
     if card:
         metadata |= {"shipped": card["name"], "card": card}
     return file_fingerprint(path), metadata
+
+
+def _model_metadata(path: Path) -> dict[str, Any]:
+    """What a model file records of itself: its method, release, format and resources (a
+    routed file: each kind's model's method, the resources they share, kinds and style)."""
+    file = read_file(path)
+    if not isinstance(file, RoutedFile):
+        meta = file.meta
+        return {
+            "kind": "model",
+            "method": meta["method"],
+            "qseg": meta["qseg"],
+            "format_version": meta["version"],
+            "resources": meta["resources"],
+        }
+    shared = {name: file.members[name] for name in file.shared}
+    inner = {
+        kind: read_model(f"{path} ({kind}.qseg)", file.members[f"{kind}.qseg"], shared).meta
+        for kind in file.kinds
+    }
+    return {
+        "kind": "routed model",
+        "method": "; ".join(f"{kind}: {meta['method']}" for kind, meta in inner.items()),
+        "qseg": file.meta["qseg"],
+        "format_version": file.meta["version"],
+        "resources": inner[file.kinds[0]]["resources"],
+        "kinds": file.kinds,
+        "style": file.style,
+    }
