@@ -95,9 +95,7 @@ def test_candidates_from_specs_recipes_and_both():
     assert recipe.recipe is V3 and recipe.segmenter is None and not recipe.unsupervised
     both = Candidate("qseg-default-v2", segmenter="qseg-default-v2", recipe=V3, key="v2")
     assert as_candidate(both) is both and not both.unsupervised
-    assert (
-        Candidate("v3 stand-in: the v2 recipe", recipe=V3).key == "v3-stand-in--the-v2-recipe"
-    )
+    assert Candidate("v3 stand-in: the v2 recipe", recipe=V3).key == "v3-stand-in--the-v2-recipe"
     with pytest.raises(ValueError):
         Candidate("nothing")
 

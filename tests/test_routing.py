@@ -167,3 +167,27 @@ def test_a_balanced_router_weighs_both_kinds_alike():
         return float((second == (web_side == 1)).mean())
 
     assert web_share(balanced) > web_share(plain)
+
+
+def test_the_opt_in_models_are_saved_beside_and_loaded_only_when_asked(tmp_path):
+    """A second model per kind (the shipped default's: with the contextual probe) is held in
+    the same file, sharing its members; ``contextual=true`` segments with them."""
+    plain = routed()
+    other = {"web": plain.models["product"], "product": plain.models["web"]}  # any models will do
+    path = tmp_path / "routed.qseg"
+    models.save(replace(plain, contextual=other), path, carry_titles=True)
+    with zipfile.ZipFile(path) as zf:
+        names = set(zf.namelist())
+        assert {"web.contextual.qseg", "product.contextual.qseg", "web.qseg"} <= names
+        assert sum(name == "titles.txt" for name in zf.namelist()) == 1
+    loaded = api.segmenter(str(path), toy.resources())
+    assert loaded.predict(QUERIES) == plain.predict(QUERIES) and not loaded.contextual
+    opted = api.segmenter(f"{path}(style=web, contextual=true)", toy.resources())
+    assert opted.spec == f"{path}(style=web, contextual=true)"
+    assert opted.predict(QUERIES) == plain.models["product"].predict(QUERIES)
+    bare = tmp_path / "bare.qseg"
+    models.save(plain, bare, carry_titles=True)
+    with pytest.raises(api.QsegError, match="holds no models with the contextual probe"):
+        api.segmenter(f"{bare}(contextual=true)", toy.resources())
+    with pytest.raises(api.QsegError, match="a contextual model for each kind, or none"):
+        replace(plain, contextual={"web": plain.models["web"]})
