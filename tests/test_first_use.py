@@ -210,7 +210,8 @@ def test_a_read_only_cache_that_holds_the_stores_is_used_as_it_is(tmp_path):
     source = Path(os.environ["QSEG_CACHE"])
     stores = [*source.glob(f"default-counts-*-{build_tag()}.qseg")]
     stores += source.glob(f"carried-titles-*-{build_tag()}.qseg")
-    assert len(stores) >= 2  # the counts, and the titles the shipped models carry
+    stores += source.glob(f"carried-names-*-{build_tag()}.qseg")
+    assert len(stores) >= 3  # the counts, the titles and names the shipped models carry
     folder = tmp_path / "cache"
     folder.mkdir()
     for store in stores:

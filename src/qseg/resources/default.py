@@ -548,4 +548,11 @@ def _carried_store(
         return store if store is not None and store.fingerprint == fingerprint else None
 
     path = cache_dir() / f"carried-{kind}-{fingerprint}-{build_tag()}.qseg"
-    return _once(path, load, checked)
+    with _CARRIED_LOCK:  # the models of a routed file carry one store: unpacked once
+        if path not in _CARRIED:
+            _CARRIED[path] = _once(path, load, checked)
+        return _CARRIED[path]
+
+
+_CARRIED: dict[Path, Store] = {}
+_CARRIED_LOCK = threading.Lock()
