@@ -273,7 +273,17 @@ def kinds(judges: Judges) -> dict[str, Any]:
             continue
         references.append({"name": recipe.name, "figures": judges.recipe_scores(recipe)})
         _log(f"kinds: {references[-1]}")
-    return {"rows": rows, "references": references, "routing": routing_accuracy(judges.corpora)}
+    found = {"rows": rows, "references": references, "routing": routing_accuracy(judges.corpora)}
+    if judges.scale.full:  # the probe distilled into word tables (the encoder, minutes)
+        import distil_probe
+
+        distiller = distil_probe.Distiller(judges.corpora, distil_probe.SMOOTH)
+        found["distilled"] = {
+            "web": distil_probe.web(judges.corpora, distiller),
+            "product": distil_probe.product(judges.corpora, distiller),
+        }
+        _log(f"kinds: distilled {found['distilled']}")
+    return found
 
 
 def _scores(judges: Judges, webis: Any, queryner: Any) -> list[float | None]:
@@ -753,7 +763,7 @@ def kinds_section(figures: dict[str, Any], ideas: dict[str, list[float]]) -> str
         [*KIND_HEADER, "file (MB)"],
         [
             [
-                _name(r["name"]),
+                f"`{r['name']}`" if r["name"].startswith("qseg-") else r["name"],
                 f"`{r['style']}`",
                 *map(_cell, r["figures"]),
                 f"{r['bytes'] / 1e6:.1f}",
@@ -780,10 +790,43 @@ def kinds_section(figures: dict[str, Any], ideas: dict[str, list[float]]) -> str
         "(5-fold cross-validation over both), "
         f"and {routing['queryner_dev']:.1%} of QueryNER dev (trained on all)."
     )
-    return f"{table}\n\n{shown}\n\n{route}\n\n{kind_findings(rows, references)}"
+    findings = kind_findings(rows, references, figures.get("distilled"))
+    return f"{table}\n\n{shown}\n\n{route}\n\n{findings}"
 
 
-def kind_findings(rows: list[dict[str, Any]], references: dict[str, list[float]]) -> str:
+def distilled_finding(
+    distilled: dict[str, list[float]],
+    web: tuple[list[float], list[float]],
+    product: tuple[list[float], list[float]],
+) -> str:
+    """How much of the probe's gain its distillation into word tables keeps, per kind."""
+    parts = []
+    for kind, (plain, probe), query in (("web", web, 1), ("product", product, 3)):
+        got = distilled[kind][1]
+        gain, kept = probe[query] - plain[query], got - plain[query]
+        share = f"{kept / gain:.0%} of the probe's gain" if gain > 0 else "no gain to keep"
+        parts.append(f"{kind} {got:.3f} ({kept:+.3f} against v4: {share})")
+    keeps = all(
+        distilled[k][1] - p[0][i] > NOISE for k, p, i in (("web", web, 1), ("product", product, 3))
+    )
+    return (
+        "- The probe distilled into word tables (`python scripts/distil_probe.py web product`: "
+        "per word, the probe's mean break share on either side of a gap over unlabelled query "
+        "text, as two more vector dimensions; no torch): "
+        + ", ".join(parts)
+        + (
+            "."
+            if keeps
+            else f". Not shipped: it keeps no gain beyond noise ({NOISE}) on both kinds."
+        )
+    )
+
+
+def kind_findings(
+    rows: list[dict[str, Any]],
+    references: dict[str, list[float]],
+    distilled: dict[str, list[float]] | None = None,
+) -> str:
     """What the kinds table decides: the default's style, the targets, the probe's gain."""
     by = {(r["name"], r["style"]): r["figures"] for r in rows}
     lines = []
@@ -825,9 +868,10 @@ def kind_findings(rows: list[dict[str, Any]], references: dict[str, list[float]]
             lines.append(
                 f"- The contextual probe (`default(contextual=true)`): web {probe[1]:.3f} "
                 f"({probe[1] - web[1]:+.3f} against v4), product {probe_product[3]:.3f} "
-                f"({probe_product[3] - product[3]:+.3f} against v4's product style). No distilled "
-                "probe ships: none was built in this release (see issue 49's closing note)."
+                f"({probe_product[3] - product[3]:+.3f} against v4's product style)."
             )
+            if distilled:
+                lines.append(distilled_finding(distilled, (web, probe), (product, probe_product)))
     return "\n".join(lines)
 
 

@@ -50,6 +50,8 @@ from qseg.segmenters.supervised import vote_distribution  # noqa: E402
 
 Words = tuple[str, ...]
 NAMES = 60_000
+SMOOTH = 3.0
+"""Pseudo-gaps by which a word's table values shrink towards the overall mean."""
 
 
 def unlabelled_text(corpora: R.Corpora, seed: int = 0) -> list[Words]:
@@ -176,7 +178,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("kinds", nargs="+", choices=("web", "product"))
     parser.add_argument("--shared", type=Path, default=R.SHARED)
-    parser.add_argument("--smooth", type=float, default=3.0, help="pseudo-gaps of the shrinking")
+    parser.add_argument("--smooth", type=float, default=SMOOTH, help="pseudo-gaps of the shrinking")
     args = parser.parse_args()
     started = time.perf_counter()
     corpora = R.Corpora.read(args.shared)
