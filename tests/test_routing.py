@@ -191,3 +191,15 @@ def test_the_opt_in_models_are_saved_beside_and_loaded_only_when_asked(tmp_path)
         api.segmenter(f"{bare}(contextual=true)", toy.resources())
     with pytest.raises(api.QsegError, match="a contextual model for each kind, or none"):
         replace(plain, contextual={"web": plain.models["web"]})
+
+
+def test_a_fixed_style_reads_only_its_model(tmp_path):
+    path = tmp_path / "routed.qseg"
+    models.save(routed(), path, carry_titles=True)
+    web = models.load(path, toy.resources(), style="web")
+    assert set(web.models) == {"web"} and web.predict(QUERIES) == routed().models["web"].predict(
+        QUERIES
+    )
+    with pytest.raises(api.QsegError, match="load it with style=auto to save it"):
+        models.save(web, tmp_path / "again.qseg")
+    assert set(models.load(path, toy.resources()).models) == {"web", "product"}  # saved: auto

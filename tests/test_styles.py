@@ -47,6 +47,9 @@ def test_the_default_answers_in_the_style_it_was_saved_in_unless_told():
         )
     )
     assert saved.style == web.style == "web" and saved.spec == "default"
+    assert set(saved.models) == {"web"} and set(auto.models) == {"web", "product"}  # only read
+    with pytest.raises(api.QsegError, match="load it with style=product"):
+        saved.with_style("product")
     assert auto.spec == "default(style=auto)" and web.spec == "default(style=web)"
     words = [("containers", "for", "food"), ("movies", "directed", "by", "woody", "allen")]
     first, second = auto.router.labels

@@ -102,7 +102,8 @@ def _open(
         named = Method(model, "options of a saved model", "", lambda: None, MODEL_OPTIONS)
         _, values = parse_spec_with(f"model({match['options']})", {"model": named}, shown=text)
     contextual = bool(values and values["contextual"])
-    segmenter = _open_model(model, resources, allow_other_resources, shipped, contextual)
+    style = values["style"] if values and values["style"] != SAVED else None
+    segmenter = _open_model(model, resources, allow_other_resources, shipped, contextual, style)
     if segmenter is None:
         names = shipped_names(shipped)
         others = (
@@ -133,10 +134,15 @@ def _open_model(
     allow_other_resources: bool,
     shipped: Path,
     contextual: bool = False,
+    style: str | None = None,
 ) -> Segmenter | None:
     """The saved model ``text`` names (a shipped one, or a file), or ``None`` if it names none;
-    ``contextual``: its models with the contextual probe."""
-    opened = {"allow_other_resources": allow_other_resources, "contextual": contextual}
+    ``contextual``: its models with the contextual probe; ``style``: a routed model's."""
+    opened = {
+        "allow_other_resources": allow_other_resources,
+        "contextual": contextual,
+        "style": style,
+    }
     if (path := shipped_model(text, shipped)) is not None:
         try:
             return load(path, resources, spec=text, **opened)

@@ -95,6 +95,11 @@ def _carried_form(model: BreakModel, kind: str) -> tuple[str, bytes]:
 def _routed_bytes(routed: RoutedModel, carry: dict[str, bool]) -> bytes:
     """A routed model file: the router, each kind's model file and, once, the members they
     share (:data:`.format.SHAREABLE`, where the same in each; a carried resource must be)."""
+    if not routed.complete:
+        raise QsegError(
+            "a routed model loaded for one style holds that kind's model only: load it with "
+            "style=auto to save it"
+        )
     files = {kind: _meta_and_members(routed.models[kind], carry) for kind in routed.router.labels}
     for kind, model in sorted(routed.contextual.items()):
         files[contextual_member(kind).removesuffix(".qseg")] = _meta_and_members(model, carry)
@@ -176,10 +181,13 @@ def load(
     allow_other_resources: bool = False,
     spec: str | None = None,
     contextual: bool = False,
+    style: str | None = None,
 ) -> BreakModel | RoutedModel:
     """A model saved by :func:`save`, running on ``resources`` (see :mod:`.provenance`);
     ``spec`` is what the loaded segmenter reports as its spec (default: the path);
-    ``contextual``: a routed model's models with the contextual probe, where it has them."""
+    ``contextual``: a routed model's models with the contextual probe, where it has them;
+    ``style``: a routed model segmenting in that style (default: the one it was saved with),
+    with only the model that style needs read."""
     file = read_file(path)
     spec = spec if spec is not None else str(path)
     if contextual and (isinstance(file, ModelFile) or not file.contextual):
@@ -189,7 +197,9 @@ def load(
         )
     if isinstance(file, ModelFile):
         return _load_model(file, resources or Resources(), allow_other_resources, spec)
-    return _load_routed(file, resources or Resources(), allow_other_resources, spec, contextual)
+    return _load_routed(
+        file, resources or Resources(), allow_other_resources, spec, contextual, style
+    )
 
 
 def _load_routed(
@@ -198,9 +208,10 @@ def _load_routed(
     allow_other_resources: bool,
     spec: str,
     contextual: bool = False,
+    style: str | None = None,
 ) -> RoutedModel:
-    """A routed model: its router and each kind's model (with the contextual probe if
-    ``contextual``), read with the members they share."""
+    """A routed model: its router and the model of each kind ``style`` needs (with the
+    contextual probe if ``contextual``), read with the members they share."""
     from qseg.segmenters.domain import DomainModel
     from qseg.segmenters.routing import RoutedModel
 
@@ -209,12 +220,13 @@ def _load_routed(
         raise file.fail(f"the router tells {', '.join(router.labels)} apart", ROUTER)
     shared = {name: file.members[name] for name in file.shared}
     models = {}
-    for kind in file.kinds:
+    style = style or file.style
+    for kind in [k for k in file.kinds if k == style] or file.kinds:  # auto: every kind
         name = contextual_member(kind) if contextual else f"{kind}.qseg"
         member = f"{file.path} ({name})"
         inner = read_model(member, file.members[name], shared)
         models[kind] = _load_model(inner, resources, allow_other_resources, f"{spec}:{kind}")
-    return RoutedModel(router, models, spec, file.style)
+    return RoutedModel(router, models, spec, style)
 
 
 def _load_model(

@@ -27,7 +27,10 @@ AUTO = "auto"
 
 @dataclass(frozen=True)
 class RoutedModel:
-    """A model per kind of query (``models``, keyed by the router's labels) and the router."""
+    """A model per kind of query (``models``, keyed by the router's labels) and the router.
+
+    Loaded for a fixed style, it may hold that kind's model alone (the other is never read:
+    a process that segments in one style decodes one model)."""
 
     router: DomainModel
     models: Mapping[str, BreakModel]
@@ -41,15 +44,28 @@ class RoutedModel:
     loaded otherwise, as they need torch."""
 
     def __post_init__(self) -> None:
-        if set(self.models) != set(self.router.labels):
+        labels = set(self.router.labels)
+        if not self.models or not set(self.models) <= labels:
             raise QsegError(
                 f"a model for each kind the router tells apart ({', '.join(self.router.labels)}),"
                 f" not for {', '.join(sorted(self.models)) or 'none'}"
             )
-        if self.contextual and set(self.contextual) != set(self.models):
+        if self.contextual and set(self.contextual) != labels:
             raise QsegError("a contextual model for each kind, or none")
         if self.style not in self.styles:
             raise QsegError(f"style must be one of {', '.join(self.styles)}, not {self.style!r}")
+        needed = labels if self.style == AUTO else {self.style}
+        if not needed <= set(self.models):
+            loaded = " and ".join(sorted(self.models))
+            raise QsegError(
+                f"loaded with the {loaded} model only (for its style): load it with "
+                f"style={self.style} to segment in that style"
+            )
+
+    @property
+    def complete(self) -> bool:
+        """Whether it holds every kind's model (one loaded for a fixed style holds one)."""
+        return set(self.models) == set(self.router.labels)
 
     @property
     def styles(self) -> tuple[str, ...]:
