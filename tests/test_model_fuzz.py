@@ -658,12 +658,12 @@ def test_the_shipped_default_opens_and_segments_also_recompressed(
 
 def test_zeroed_biases_in_a_valid_member_are_refused_in_one_line(warm_cache, tmp_path, monkeypatch):
     monkeypatch.setenv("QSEG_CACHE", str(warm_cache))
-    bad = npz_changed(DEFAULT_MODEL, tmp_path / "biases.qseg", "domain.npz", zero_bias)
+    bad = npz_changed(DEFAULT_MODEL, tmp_path / "biases.qseg", "router.npz", zero_bias)
     with pytest.raises(ModelError) as error:
         models.load(bad)
-    assert str(error.value) == digest_error(bad, "domain.npz")
+    assert str(error.value) == digest_error(bad, "router.npz")
     refused = qseg("segment", "--method", bad, "a b", env={"QSEG_CACHE": str(warm_cache)})
-    assert_one_line_error(refused, digest_error(bad, "domain.npz"), status=1)
+    assert_one_line_error(refused, digest_error(bad, "router.npz"), status=1)
 
 
 @pytest.mark.parametrize("damage", ["a bit flipped", "other numbers"])
