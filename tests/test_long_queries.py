@@ -39,7 +39,8 @@ QUERIES = [
 
 @pytest.fixture(scope="module")
 def default():
-    return qseg.segmenter()
+    """The model the default segments with (its web model: the style it is saved in)."""
+    return qseg.segmenter().models["web"]
 
 
 def _total(n, weights, reach, beyond, bits):
