@@ -5,10 +5,11 @@ Pins the process to one core and every numeric library to one thread before any 
 for each model (the default in each style, with the contextual probe where it ships, and
 ``qseg-default-v3``):
 
-- single: microseconds a query segmented one at a time (``segment``, each Webis query, the
-  best of 2 passes each): the median, 99th and 99.9th percentile, and the median's ratio to
-  ``qseg-default-v3``'s in the same run;
-- batch: the 3,848 Webis-QSeC-10 queries segmented with ``segment_many`` (best of 5 passes),
+- single: microseconds a query segmented one at a time (``segment``, each Webis query, its
+  best of :data:`ROUNDS` passes): the median, 99th and 99.9th percentile, and the median's
+  ratio to ``qseg-default-v3``'s;
+- batch: the 3,848 Webis-QSeC-10 queries segmented with ``segment_many`` (best of
+  :data:`ROUNDS` passes),
   queries/s and the ratio to ``wiki(unseen_titles=true)`` (the rule-based default, built-in
   resources) measured the same way in the same run, and to ``qseg-default-v3``'s;
 - load: opening the model in a fresh process (``qseg.segmenter(...)``, imports included),
@@ -41,6 +42,8 @@ from pathlib import Path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 QUERY = "new york yankees tickets"
+ROUNDS = 3
+"""Timed rounds, the models interleaved within each (after one round of warming up)."""
 
 
 def batch_rate(segmenter, texts: list[str], repeats: int = 1, passes: int = 5) -> float:
@@ -54,19 +57,15 @@ def batch_rate(segmenter, texts: list[str], repeats: int = 1, passes: int = 5) -
     return max(rates)
 
 
-def single_seconds(segmenter, texts: list[str], passes: int = 2) -> list[float]:
-    """Seconds of each query segmented one at a time (``segment``), each query's best over
-    ``passes`` passes, after one untimed pass."""
-    best = [float("inf")] * len(texts)
+def single_pass(segmenter, texts: list[str]) -> list[float]:
+    """Seconds of each query segmented one at a time (``segment``)."""
     clock = time.perf_counter
-    for run in range(passes + 1):
-        for i, text in enumerate(texts):
-            started = clock()
-            segmenter.segment(text)
-            took = clock() - started
-            if run and took < best[i]:
-                best[i] = took
-    return best
+    took = []
+    for text in texts:
+        started = clock()
+        segmenter.segment(text)
+        took.append(clock() - started)
+    return took
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -98,18 +97,9 @@ def main() -> None:
 
     training = read_training_set(webis)
     texts = [" ".join(w) for w in training.words.values()]
-    reference = batch_rate(qseg.segmenter("wiki(unseen_titles=true)"), texts, repeats=10)
     qseg_command = shutil.which("qseg", path=str(Path(sys.executable).parent)) or "qseg"
-    rows = [
-        (
-            "wiki(unseen_titles=true)",
-            single_seconds(qseg.segmenter("wiki(unseen_titles=true)"), texts),
-            reference,
-            None,
-            None,
-        )
-    ]
     models = {
+        "wiki(unseen_titles=true)": "wiki(unseen_titles=true)",
         "qseg-default-v3": "qseg-default-v3",
         "default": "default",
         "default(style=auto)": "default(style=auto)",
@@ -127,15 +117,28 @@ def main() -> None:
             )
             saved.save(joint, folder / "joint.qseg")
             models["joint (Webis, encoder)"] = str(folder / "joint.qseg")
+        segmenters = {name: qseg.segmenter(spec) for name, spec in models.items()}
+        single = {name: [float("inf")] * len(texts) for name in models}
+        rates = dict.fromkeys(models, 0.0)
+        for run in range(ROUNDS + 1):  # interleaved: a drift of the machine's speed hits all
+            for name, segmenter in segmenters.items():
+                took = single_pass(segmenter, texts)
+                repeats = 10 if name.startswith("wiki") else 1
+                rate = batch_rate(segmenter, texts, repeats=repeats, passes=1)
+                if run:  # the first round warms up
+                    single[name] = [min(a, b) for a, b in zip(single[name], took, strict=True)]
+                    rates[name] = max(rates[name], rate)
+        rows = []
         for name, spec in models.items():
-            segmenter = qseg.segmenter(spec)
-            single = single_seconds(segmenter, texts)
-            rate = batch_rate(segmenter, texts)
-            load = process_seconds([sys.executable, "-c", f"import qseg; qseg.segmenter({spec!r})"])
-            command = process_seconds([qseg_command, "segment", "--method", spec, QUERY])
-            rows.append((name, single, rate, load, command))
+            timing = (None, None)
+            if not name.startswith("wiki"):
+                load = [sys.executable, "-c", f"import qseg; qseg.segmenter({spec!r})"]
+                command = [qseg_command, "segment", "--method", spec, QUERY]
+                timing = (process_seconds(load), process_seconds(command))
+            rows.append((name, single[name], rates[name], *timing))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+    reference = rates["wiki(unseen_titles=true)"]
     v3_single, v3_rate = percentile(rows[1][1], 0.5), rows[1][2]
     print(f"one core: {sorted(os.sched_getaffinity(0))}; {len(texts)} Webis queries")
     print(
