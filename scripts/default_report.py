@@ -804,7 +804,13 @@ def distilled_finding(
     for kind, (plain, probe), query in (("web", web, 1), ("product", product, 3)):
         got = distilled[kind][1]
         gain, kept = probe[query] - plain[query], got - plain[query]
-        share = f"{kept / gain:.0%} of the probe's gain" if gain > 0 else "no gain to keep"
+        share = (
+            "no gain to keep"
+            if gain <= 0
+            else "none of the probe's gain"
+            if kept <= 0
+            else f"{kept / gain:.0%} of the probe's gain"
+        )
         parts.append(f"{kind} {got:.3f} ({kept:+.3f} against v4: {share})")
     keeps = all(
         distilled[k][1] - p[0][i] > NOISE for k, p, i in (("web", web, 1), ("product", product, 3))
@@ -845,8 +851,9 @@ def kind_findings(
                     for c, lost in (("web", auto[1] < web[1]), ("product", auto[3] < product[3]))
                     if lost
                 )
-                + f" queries, so `{V4_NAME}` segments in `style=web` unless told (the issue's "
-                "rule); product search asks for `default(style=product)`."
+                + f" queries, so `{V4_NAME}` segments in `style=web` unless told (auto would be "
+                "the default only if at least as good as both); product search asks for "
+                "`default(style=product)`."
             )
         )
         if WEB_ONLY in references:
