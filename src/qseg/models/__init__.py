@@ -118,8 +118,7 @@ def _open(
     if values is None:
         return segmenter
     canonical = format_spec(model, MODEL_OPTIONS, values)
-    style = segmenter.style if values["style"] == SAVED else values["style"]  # type: ignore[attr-defined]
-    return segmenter.with_style(style, canonical)  # type: ignore[attr-defined]
+    return segmenter.with_style(style or segmenter.style, canonical)  # type: ignore[attr-defined]
 
 
 def _a_model(text: str, shipped: Path) -> bool:
