@@ -25,6 +25,7 @@ KERNELS = [
     "src/qseg/segmenters/_kernel.pyx",
     "src/qseg/segmenters/_gap_kernel.pyx",
     "src/qseg/segmenters/_trees.pyx",
+    "src/qseg/segmenters/_joint_kernel.pyx",
 ]
 
 

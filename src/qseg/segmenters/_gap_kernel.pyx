@@ -41,6 +41,28 @@ cdef void scan(StoreView store, Words* w, Py_ssize_t i, Py_ssize_t n, Py_ssize_t
             break
 
 
+cdef void query_span_table(StoreView counts, StoreView words, StoreView titles, Words* w,
+                           Py_ssize_t max_span, Py_ssize_t title_words, double* counts_out,
+                           double* titles_out) noexcept:
+    """The raw tables of one query of n words (cells ``a * (n + 1) + b`` for span [a, b)):
+    counts (single words from ``words``, 2 to ``max_span`` words from ``counts``, 0 when
+    absent; the other cells are left as they are) and title membership (``titles`` may be
+    None; cells not found are left as they are)."""
+    cdef Py_ssize_t a, b, n = w.n
+    cdef uint64_t value
+    cdef bint ext
+    for a in range(n):
+        for b in range(a + 2, min(n, a + max_span) + 1):
+            counts_out[a * (n + 1) + b] = 0.0
+        value = 0  # find() leaves it alone when the word is absent
+        words.find(fmix64(fnv_feed(fnv_start(words.seed), w.ptrs[a], w.lens[a])), &w.ptrs[a],
+                   &w.lens[a], 1, &value, &ext)
+        counts_out[a * (n + 1) + a + 1] = <double>value
+        scan(counts, w, a, n, max_span, False, &counts_out[a * (n + 1)])
+        if titles is not None:
+            scan(titles, w, a, n, title_words, True, &titles_out[a * (n + 1)])
+
+
 def span_tables(list queries, StoreView counts, StoreView words, StoreView titles,
                 Py_ssize_t max_span, Py_ssize_t title_words):
     """Flat tables of all queries: query q owns ``n * (n + 1)`` cells from ``offsets[q]``,
@@ -50,7 +72,7 @@ def span_tables(list queries, StoreView counts, StoreView words, StoreView title
     ``counts`` (0 when absent), NaN elsewhere. ``is_title`` marks spans of 2 to
     ``title_words`` words found in ``titles`` (which may be None).
     """
-    cdef Py_ssize_t q, a, b, n, cells = 0, start
+    cdef Py_ssize_t q, n, cells = 0
     cdef Py_ssize_t nq = len(queries)
     offsets = np.zeros(nq + 1, dtype=np.int64)
     cdef int64_t[::1] off = offsets
@@ -61,35 +83,117 @@ def span_tables(list queries, StoreView counts, StoreView words, StoreView title
     off[nq] = cells
     table = np.full(cells, np.nan)
     is_title = np.zeros(cells, dtype=np.float64)
+    if cells == 0:
+        return offsets, table, is_title.astype(np.bool_)
     cdef double[::1] lg = table
     cdef double[::1] tt = is_title
     cdef Words w
-    cdef uint64_t value
-    cdef bint ext
-    cdef uint64_t h
     for q in range(nq):
         words_open(&w, <tuple>queries[q])
         try:
-            n = len(<tuple>queries[q])
-            start = off[q]
-            for a in range(n):
-                for b in range(a + 2, min(n, a + max_span) + 1):
-                    lg[start + a * (n + 1) + b] = 0.0
-                h = fmix64(fnv_feed(fnv_start(words.seed), w.ptrs[a], w.lens[a]))
-                value = 0  # find() leaves it alone when the word is absent
-                words.find(h, &w.ptrs[a], &w.lens[a], 1, &value, &ext)
-                lg[start + a * (n + 1) + a + 1] = <double>value
-                scan(counts, &w, a, n, max_span, False, &lg[start + a * (n + 1)])
-                if titles is not None:
-                    scan(titles, &w, a, n, title_words, True, &tt[start + a * (n + 1)])
+            query_span_table(counts, words, titles, &w, max_span, title_words, &lg[off[q]],
+                             &tt[off[q]])
         finally:
             words_close(&w)
     return offsets, table, is_title.astype(np.bool_)
 
 
-cdef inline double cell(const double[::1] t, Py_ssize_t start, Py_ssize_t n, Py_ssize_t a,
-                        Py_ssize_t b) noexcept nogil:
-    return t[start + a * (n + 1) + b]
+cdef int word_attrs(tuple words, frozenset function_words, object query_tags,
+                    dict tag_classes, Py_ssize_t other, double* attrs) except -1:
+    """Per word, :data:`ATTRS` values: is *the*, is *free*, a function word, holds a digit,
+    its length in characters, and its tag's class (-1 without tags; ``other`` for a tag not
+    in ``tag_classes``)."""
+    cdef Py_ssize_t j
+    cdef str word
+    cdef Py_UCS4 ch
+    for j in range(len(words)):
+        word = <str>words[j]
+        attrs[j * ATTRS] = word == "the"
+        attrs[j * ATTRS + 1] = word == "free"
+        attrs[j * ATTRS + 2] = word in function_words
+        attrs[j * ATTRS + 3] = 0.0
+        for ch in word:
+            if ch.isdigit():
+                attrs[j * ATTRS + 3] = 1.0
+                break
+        attrs[j * ATTRS + 4] = len(word)
+        attrs[j * ATTRS + 5] = -1.0
+        if query_tags is not None:
+            attrs[j * ATTRS + 5] = tag_classes.get(str(query_tags[j]).upper(), other)
+    return 0
+
+
+cdef void gap_feature_row(float* x, Py_ssize_t g, Py_ssize_t n, const double* attrs,
+                          const double* logs, const uint8_t* titles,
+                          const int64_t* window, Py_ssize_t nw, double log_n,
+                          bint has_titles, Py_ssize_t classes) noexcept nogil:
+    """The features of gap ``g`` of an n-word query into ``x`` (filled with NaN before), from
+    its words' attributes (:func:`word_attrs`) and its span tables (log counts, titles)."""
+    cdef Py_ssize_t k, j, a, b, length, col
+    cdef double v, best, pair, left_word, right_word
+    cdef bint found
+    x[0] = n
+    x[1] = g
+    x[2] = n - 2 - g
+    col = 3
+    for k in range(-1, 3):  # slots L1 L0 R0 R1
+        j = g + k
+        if 0 <= j < n:
+            x[col] = attrs[j * ATTRS]
+            x[col + 1] = attrs[j * ATTRS + 1]
+            x[col + 2] = attrs[j * ATTRS + 2]
+            x[col + 3] = attrs[j * ATTRS + 3]
+            x[col + 4] = attrs[j * ATTRS + 4]
+            x[col + 5] = logs[j * (n + 1) + j + 1]
+        col += 6
+    for k in range(nw):
+        a = g + window[2 * k]
+        b = g + window[2 * k + 1]
+        if a >= 0 and b <= n:
+            x[col] = logs[a * (n + 1) + b]
+        col += 1
+    pair = logs[g * (n + 1) + g + 2]
+    left_word = logs[g * (n + 1) + g + 1]
+    right_word = logs[(g + 1) * (n + 1) + g + 2]
+    if pair > 0 and left_word > 0 and right_word > 0:
+        x[col] = pair + log_n - left_word - right_word
+    col += 1
+    for length in range(3, 6):
+        found = False
+        best = 0.0
+        for a in range(max(0, g + 2 - length), min(g, n - length) + 1):
+            v = logs[a * (n + 1) + a + length]
+            if not found or v > best:
+                best = v
+                found = True
+        if found:
+            x[col] = best
+        col += 1
+    if has_titles:
+        best = 0.0
+        for a in range(g + 1):
+            for b in range(g + 2, n + 1):
+                if titles[a * (n + 1) + b] and b - a > best:
+                    best = b - a
+        x[col] = best
+        best = 0.0
+        for a in range(g):
+            if titles[a * (n + 1) + g + 1] and g + 1 - a > best:
+                best = g + 1 - a
+        x[col + 1] = best
+        best = 0.0
+        for b in range(g + 3, n + 1):
+            if titles[(g + 1) * (n + 1) + b] and b - g - 1 > best:
+                best = b - g - 1
+        x[col + 2] = best
+    col += 3
+    for k in range(-1, 3):
+        j = g + k
+        if 0 <= j < n and attrs[j * ATTRS + 5] >= 0:
+            for a in range(classes):
+                x[col + a] = 0.0
+            x[col + <Py_ssize_t>attrs[j * ATTRS + 5]] = 1.0
+        col += classes
 
 
 def gap_rows(list queries, object tags, const double[::1] logs, const uint8_t[::1] titles,
@@ -98,22 +202,18 @@ def gap_rows(list queries, object tags, const double[::1] logs, const uint8_t[::
              Py_ssize_t width):
     """The feature matrix (one float32 row of ``width`` per gap) in the order of
     ``FEATURE_NAMES``; see ``gap_features.py`` for what each column means."""
-    cdef Py_ssize_t q, g, n, k, j, a, b, length, col, start, gaps = 0, nq = len(queries)
+    cdef Py_ssize_t q, g, n, gaps = 0, nq = len(queries)
     cdef Py_ssize_t other = classes - 1  # tags not in tag_classes: the last class, "other"
     for q in range(nq):
         gaps += max(len(<tuple>queries[q]) - 1, 0)
     matrix = np.full((gaps, width), np.nan, dtype=np.float32)
+    if gaps == 0:
+        return matrix
     cdef float[:, ::1] x = matrix
-    cdef Py_ssize_t nw = window.shape[0]
     cdef Py_ssize_t row = 0
-    cdef double v, best, pair, left_word, right_word
-    cdef bint found
     cdef tuple words
-    cdef object query_tags
-    cdef str word
-    cdef Py_UCS4 ch
-    cdef double* attrs = NULL  # per word: the, free, function, digit, chars, tag class
-    cdef double stack_attrs[STACK_WORDS * 6]
+    cdef double* attrs = NULL
+    cdef double stack_attrs[STACK_WORDS * ATTRS]
     for q in range(nq):
         words = <tuple>queries[q]
         n = len(words)
@@ -121,89 +221,16 @@ def gap_rows(list queries, object tags, const double[::1] logs, const uint8_t[::
             continue
         attrs = stack_attrs
         if n > STACK_WORDS:
-            attrs = <double*>malloc(n * 6 * sizeof(double))
+            attrs = <double*>malloc(n * ATTRS * sizeof(double))
             if attrs == NULL:
                 raise MemoryError()
         try:
-            query_tags = tags[q] if tags is not None else None
-            for j in range(n):
-                word = <str>words[j]
-                attrs[j * 6] = word == "the"
-                attrs[j * 6 + 1] = word == "free"
-                attrs[j * 6 + 2] = word in function_words
-                attrs[j * 6 + 3] = 0.0
-                for ch in word:
-                    if ch.isdigit():
-                        attrs[j * 6 + 3] = 1.0
-                        break
-                attrs[j * 6 + 4] = len(word)
-                attrs[j * 6 + 5] = -1.0
-                if query_tags is not None:
-                    attrs[j * 6 + 5] = tag_classes.get(str(query_tags[j]).upper(), other)
-            start = offsets[q]
+            word_attrs(words, function_words, tags[q] if tags is not None else None,
+                       tag_classes, other, attrs)
             for g in range(n - 1):
-                x[row, 0] = n
-                x[row, 1] = g
-                x[row, 2] = n - 2 - g
-                col = 3
-                for k in range(-1, 3):  # slots L1 L0 R0 R1
-                    j = g + k
-                    if 0 <= j < n:
-                        x[row, col] = attrs[j * 6]
-                        x[row, col + 1] = attrs[j * 6 + 1]
-                        x[row, col + 2] = attrs[j * 6 + 2]
-                        x[row, col + 3] = attrs[j * 6 + 3]
-                        x[row, col + 4] = attrs[j * 6 + 4]
-                        x[row, col + 5] = cell(logs, start, n, j, j + 1)
-                    col += 6
-                for k in range(nw):
-                    a = g + window[k, 0]
-                    b = g + window[k, 1]
-                    if a >= 0 and b <= n:
-                        x[row, col] = cell(logs, start, n, a, b)
-                    col += 1
-                pair = cell(logs, start, n, g, g + 2)
-                left_word = cell(logs, start, n, g, g + 1)
-                right_word = cell(logs, start, n, g + 1, g + 2)
-                if pair > 0 and left_word > 0 and right_word > 0:
-                    x[row, col] = pair + log_n - left_word - right_word
-                col += 1
-                for length in range(3, 6):
-                    found = False
-                    best = 0.0
-                    for a in range(max(0, g + 2 - length), min(g, n - length) + 1):
-                        v = cell(logs, start, n, a, a + length)
-                        if not found or v > best:
-                            best = v
-                            found = True
-                    if found:
-                        x[row, col] = best
-                    col += 1
-                if has_titles:
-                    best = 0.0
-                    for a in range(g + 1):
-                        for b in range(g + 2, n + 1):
-                            if titles[start + a * (n + 1) + b] and b - a > best:
-                                best = b - a
-                    x[row, col] = best
-                    best = 0.0
-                    for a in range(g):
-                        if titles[start + a * (n + 1) + g + 1] and g + 1 - a > best:
-                            best = g + 1 - a
-                    x[row, col + 1] = best
-                    best = 0.0
-                    for b in range(g + 3, n + 1):
-                        if titles[start + (g + 1) * (n + 1) + b] and b - g - 1 > best:
-                            best = b - g - 1
-                    x[row, col + 2] = best
-                col += 3
-                for k in range(-1, 3):
-                    j = g + k
-                    if 0 <= j < n and attrs[j * 6 + 5] >= 0:
-                        for a in range(classes):
-                            x[row, col + a] = 0.0
-                        x[row, col + <Py_ssize_t>attrs[j * 6 + 5]] = 1.0
-                    col += classes
+                gap_feature_row(&x[row, 0], g, n, attrs, &logs[offsets[q]],
+                                &titles[offsets[q]], &window[0, 0], window.shape[0], log_n,
+                                has_titles, classes)
                 row += 1
         finally:
             if attrs != stack_attrs:

@@ -22,6 +22,7 @@ from qseg.query import Query, normalize
 from qseg.resources.vectors import WordVectors
 from qseg.segmentation import Segmentation
 from qseg.segmenters.base import Errors, checked
+from qseg.segmenters.compiled import MAX_COMPILED_WORDS, JointKernel, compile_model
 from qseg.segmenters.contextual import BreakProbe, gap_rows, require_encoder
 from qseg.segmenters.decoder import check_k, kbest_gaps
 from qseg.segmenters.domain import DomainModel
@@ -113,6 +114,20 @@ class BreakModel:
     """The segmentation style of a model trained on two kinds of query (the domain input):
     one of the kinds (its conventions for every query), or ``auto``: each query's kind as the
     domain model infers it, as in training (:meth:`with_style`)."""
+    compiled: bool = field(default=True, compare=False)
+    """Whether queries the compiled kernel covers go through it (:mod:`.compiled`); ``False``
+    keeps every query on the Python path, the reference the kernel is tested against."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_kernel", None)  # compiled again where it is unpickled
+        return state
+
+    @cached_property
+    def _kernel(self) -> JointKernel | None:
+        """The compiled kernel of this model (made at its first query), or ``None`` where it
+        does not cover the model or ``compiled`` is off."""
+        return compile_model(self) if self.compiled else None
 
     @property
     def spec(self) -> str:
@@ -345,8 +360,31 @@ class BreakModel:
         queries: Sequence[str | Sequence[str]],
         tags: Sequence[Sequence[str] | None] | None = None,
     ) -> list[Segmentation]:
-        """The segmentation of each query."""
+        """The segmentation of each query: by the compiled kernel where it covers the model
+        and the query (2 to :data:`.compiled.MAX_COMPILED_WORDS` words, no tags), else by
+        the Python path."""
         words = [normalize(q) for q in queries]
+        kernel = self._kernel
+        if kernel is None or (tags is not None and any(t is not None for t in tags)):
+            return self._predict(words, tags)
+        out: list[Segmentation | None] = [None] * len(words)
+        rest = []
+        for i, w in enumerate(words):
+            if 2 <= len(w) <= MAX_COMPILED_WORDS:
+                out[i] = Segmentation._trusted(w, kernel.breaks(w))
+            elif len(w) == 1:
+                out[i] = Segmentation._trusted(w, ())
+            else:
+                rest.append(i)
+        long_ones = self._predict([words[i] for i in rest], None) if rest else []
+        for i, segmentation in zip(rest, long_ones, strict=True):
+            out[i] = segmentation
+        return out  # type: ignore[return-value]  # every query was segmented
+
+    def _predict(
+        self, words: Sequence[tuple[str, ...]], tags: Sequence[Sequence[str] | None] | None
+    ) -> list[Segmentation]:
+        """The Python path of :meth:`predict` (normalized words)."""
         probabilities, tables, kinds = self._probabilities(words, tags)
         breaks = [
             self._gap_breaks(w, p, tables[i] if tables is not None else None)
@@ -395,27 +433,37 @@ class BreakModel:
         check_k(k)
         words = normalize(query)
         query_tags = None if tags is None else [tags]
+        window = max(k, self.decoding.max_candidates)
+        kernel = self._kernel
+        if kernel is not None and tags is None and 2 <= len(words) <= MAX_COMPILED_WORDS:
+            return self._ranked(words, *kernel.candidates(words, window))[:k]
         probabilities, tables, kinds = self._probabilities([words], query_tags)
         if self._joint_rows([words]):
             assert tables is not None
-            window = max(k, self.decoding.max_candidates)
             bits, scores = self._joint_scores(
                 [words], probabilities, tables, query_tags, kinds, window
             )[0]
-            chooses = self.decoding.max_candidates
-            first = sorted(range(min(chooses, len(bits))), key=lambda j: (-scores[j], j))
-            rest = sorted(range(chooses, len(bits)), key=lambda j: (-scores[j], j))
-            floor = float(scores[first[-1]])
-            return [
-                (
-                    Segmentation._trusted(words, tuple(bits[j].tolist())),
-                    float(scores[j]) if j < chooses else min(float(scores[j]), floor),
-                )
-                for j in (first + rest)[:k]
-            ]
+            return self._ranked(words, bits, scores)[:k]
         table = tables[0] if tables is not None else None
         ranked = self._ranked_gaps(words, probabilities[0], table, k)
         return [(Segmentation._trusted(words, breaks), score) for score, breaks in ranked]
+
+    def _ranked(
+        self, words: tuple[str, ...], bits: np.ndarray, scores: np.ndarray
+    ) -> list[tuple[Segmentation, float]]:
+        """The candidates the joint scorers ranked (``bits``, most probable first, with their
+        ``scores``), in :meth:`rank`'s order."""
+        chooses = self.decoding.max_candidates
+        first = sorted(range(min(chooses, len(bits))), key=lambda j: (-scores[j], j))
+        rest = sorted(range(chooses, len(bits)), key=lambda j: (-scores[j], j))
+        floor = float(scores[first[-1]])
+        return [
+            (
+                Segmentation._trusted(words, tuple(bits[j].tolist())),
+                float(scores[j]) if j < chooses else min(float(scores[j]), floor),
+            )
+            for j in first + rest
+        ]
 
     def __repr__(self) -> str:
         return f"<BreakModel {self.spec_text or 'unregistered'}>"

@@ -12,14 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 
 from qseg.errors import QsegError
 from qseg.query import Query, normalize
 from qseg.segmentation import Segmentation
+from qseg.segmenters._joint_kernel import DomainKernel
 from qseg.segmenters.base import Errors
 from qseg.segmenters.break_model import BreakModel, in_batches
+from qseg.segmenters.compiled import domain_kernel
 from qseg.segmenters.domain import DomainModel
 
 AUTO = "auto"
@@ -94,9 +97,19 @@ class RoutedModel:
     def _kinds(self, words: Sequence[tuple[str, ...]]) -> list[str]:
         if self.style != AUTO:
             return [self.style] * len(words)
-        second = self.router.predict(words) >= 0.5
+        router = self._router
         first, other = self.router.labels
-        return [other if is_second else first for is_second in second.tolist()]
+        return [other if router.predict(w) >= 0.5 else first for w in words]
+
+    @cached_property
+    def _router(self) -> DomainKernel:
+        """The router compiled (the same probabilities as ``router.predict``, to the bit)."""
+        return domain_kernel(self.router)
+
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        state.pop("_router", None)  # compiled again where it is unpickled
+        return state
 
     def _routed(self, words: Sequence[tuple[str, ...]]) -> Iterator[tuple[BreakModel, np.ndarray]]:
         """Each model with the positions of the (normalized) queries it segments."""

@@ -1,0 +1,178 @@
+"""The compiled inference path of joint models: what it takes from a model, and when it applies.
+
+:func:`compile_model` hands the compiled kernel (``_joint_kernel.pyx``) everything a joint
+:class:`~qseg.segmenters.break_model.BreakModel` segments with: the stores it reads, its
+trees, and hash tables made once of its word vectors' vocabulary, its lexicon and its phrase
+rates (a few tens of milliseconds when the model is first used). The kernel then decides a
+query of 2 to :data:`MAX_COMPILED_WORDS` words in one call. Models it does not cover (the
+contextual probe, linear gap models, decoding gap by gap) return ``None`` and keep the Python
+path, which stays the reference the tests compare the kernel with.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from qseg.segmenters._joint_kernel import DomainKernel, JointKernel, KeyTable
+from qseg.segmenters.domain import _SEED, BITS, DomainModel
+from qseg.segmenters.gap_features import (
+    _WINDOW_ARRAY,
+    FEATURE_NAMES,
+    FUNCTION_WORDS,
+    POS_CLASSES,
+    TAG_INDEX,
+)
+from qseg.segmenters.joint import MAX_JOINT_WORDS
+from qseg.segmenters.name_features import _COUNT_AT, _RATE_AT
+from qseg.segmenters.trees import TreeEnsemble
+
+if TYPE_CHECKING:
+    from qseg.segmenters.break_model import BreakModel
+
+MAX_COMPILED_WORDS = MAX_JOINT_WORDS
+"""The longest query the kernel decides; longer ones go the Python way (their gaps are judged
+in windows)."""
+
+
+MAX_TREE_DEPTH = 8
+"""The deepest trees the kernel evaluates (padded to complete trees: 2^depth leaves each);
+a model with deeper ones keeps the Python path."""
+
+
+@dataclass(frozen=True)
+class CompleteTrees:
+    """A tree ensemble with every tree padded to a complete binary tree of ``depth`` levels:
+    inner node i has children 2i + 1 and 2i + 2; a leaf above the last level becomes a
+    dummy split (feature 0) whose leaves below all hold its value, so every walk takes
+    ``depth`` steps and ends on the same value as in the original tree."""
+
+    thresholds: np.ndarray  # float32, trees x (2^depth - 1)
+    features: np.ndarray  # uint32, the top bit set where a missing value goes right
+    leaves: np.ndarray  # float32, trees x 2^depth
+    depth: int
+    base: float
+    logistic: bool
+
+
+def complete_trees(trees: TreeEnsemble) -> CompleteTrees | None:
+    """``trees`` as :class:`CompleteTrees`, or ``None`` if deeper than
+    :data:`MAX_TREE_DEPTH`."""
+    left, right = trees.left.tolist(), trees.right.tolist()
+    depth = 0
+    for root in trees.roots.tolist():
+        level = [root]
+        levels = 0
+        while any(left[node] >= 0 for node in level):
+            level = [
+                child for node in level if left[node] >= 0 for child in (left[node], right[node])
+            ]
+            levels += 1
+        depth = max(depth, levels)
+    if depth > MAX_TREE_DEPTH:
+        return None
+    inner = (1 << depth) - 1
+    count = len(trees.roots)
+    thresholds = np.zeros((count, inner), dtype=np.float32)
+    features = np.zeros((count, inner), dtype=np.uint32)
+    leaves = np.zeros((count, inner + 1), dtype=np.float32)
+    feature, value = trees.feature.tolist(), trees.value
+    missing_right = (trees.default_left == 0).tolist()
+    for t, root in enumerate(trees.roots.tolist()):
+        stack = [(root, 0, 0)]  # (node of the tree, its place, its level)
+        while stack:
+            node, place, level = stack.pop()
+            if level == depth:
+                leaves[t, place - inner] = value[node]
+                continue
+            if left[node] >= 0:
+                thresholds[t, place] = value[node]
+                features[t, place] = feature[node] | (missing_right[node] << 31)
+                stack += [
+                    (left[node], 2 * place + 1, level + 1),
+                    (right[node], 2 * place + 2, level + 1),
+                ]
+            else:  # a leaf above the last level: the same leaf on either side
+                stack += [(node, 2 * place + 1, level + 1), (node, 2 * place + 2, level + 1)]
+    return CompleteTrees(thresholds, features, leaves, depth, trees.base, trees.logistic)
+
+
+def domain_kernel(model: DomainModel) -> DomainKernel:
+    """The query-kind classifier compiled: the probability of its second kind per query."""
+    return DomainKernel(model.weights, model.bias, _SEED, BITS)
+
+
+def compile_model(model: BreakModel) -> JointKernel | None:
+    """The kernel of a joint model, or ``None`` if the kernel does not cover it."""
+    source, inputs = model.source, model.inputs
+    if (
+        model.joint is None
+        or model.probe is not None
+        or model.tagged
+        or source is None
+        or not isinstance(model.gap_model, TreeEnsemble)
+        or (inputs.name_statistics and source.names is None)
+    ):
+        return None
+    ensembles = [complete_trees(t) for t in (model.gap_model, model.joint)]
+    ranker = complete_trees(model.ranker) if model.ranker is not None else None
+    if any(t is None for t in ensembles) or (model.ranker is not None and ranker is None):
+        return None
+    kind = -1.0
+    domain = None
+    if model.domain is not None:
+        if model.style == "auto":
+            domain = domain_kernel(model.domain)
+        else:
+            kind = 1.0 if model.style == model.domain.labels[1] else 0.0
+    titles = source.titles
+    names = source.names
+    lexicon: Any = None
+    stats: Any = None
+    prior = 0.0
+    if model.lexicon is not None:
+        lexicon, stats = [], []
+        for table in model.lexicon.tables:
+            keys = list(table)
+            lexicon.append(KeyTable(keys))
+            stats.append(np.array([table[k] for k in keys], dtype=np.float64).reshape(-1, 2))
+        prior = model.lexicon.prior
+    vectors = model.vectors
+    phrases = list(model.phrases)
+    return JointKernel(
+        counts=source.counts.view,
+        words=source.words.view,
+        titles=titles.view if titles is not None else None,
+        names=names.view if names is not None else None,
+        title_words=min(titles.max_words, 10) if titles is not None else 0,
+        log_n=math.log(source.corpus_size),
+        names_log_n=math.log(max(names.unigram_total, 1)) if names is not None else 0.0,
+        function_words=FUNCTION_WORDS,
+        tag_classes=TAG_INDEX,
+        classes=len(POS_CLASSES),
+        gap_width=len(FEATURE_NAMES),
+        window=np.ascontiguousarray(_WINDOW_ARRAY.ravel()),
+        name_counts_at=np.array(_COUNT_AT, dtype=np.int64),
+        name_rates_at=np.array(_RATE_AT, dtype=np.int64),
+        features=inputs.features,
+        name_statistics=inputs.name_statistics,
+        pair_counts=inputs.pair_counts,
+        vocabulary=KeyTable(vectors.vocabulary) if vectors is not None else None,
+        vectors=vectors._table if vectors is not None else None,
+        domain=domain,
+        kind=kind,
+        lexicon=lexicon,
+        lexicon_stats=stats,
+        prior=prior,
+        gap_trees=ensembles[0],
+        joint_trees=ensembles[1],
+        ranker_trees=ranker,
+        phrases=KeyTable(phrases),
+        rates=np.array([model.phrases[k] for k in phrases], dtype=np.float64),
+        max_candidates=model.decoding.max_candidates,
+        title_only_from=model.decoding.title_only_from,
+        n_features=model.n_features,
+    )

@@ -1,0 +1,195 @@
+"""The compiled inference path gives what the Python path gives: the same segmentation and the
+same k-best list (same order, same scores) on every corpus query and on generated ones, for
+every shipped model and style; it is safe where it is fast (random words of any length, threads
+sharing one model)."""
+
+from __future__ import annotations
+
+import random
+import threading
+from dataclasses import replace
+from functools import cache
+
+import numpy as np
+import pytest
+from conftest import SHARED
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import qseg
+from qseg.corpora import ir
+from qseg.corpora.queryner import read_queryner
+from qseg.corpora.webis import read_training_set
+from qseg.query import normalize
+from qseg.segmenters.break_model import BreakModel
+from qseg.segmenters.compiled import MAX_COMPILED_WORDS, compile_model, complete_trees
+from qseg.segmenters.routing import RoutedModel
+
+pytestmark = pytest.mark.long
+
+MODELS = (
+    "qseg-default-v2",
+    "qseg-default-v3",
+    "qseg-default-v3(style=product)",
+    "default(style=auto)",
+)
+"""Every shipped model and style the kernel covers: v2; v3 with its kind inferred (the domain
+model in the kernel) and fixed; v4's router and both of its models."""
+
+UNICODE_WORDS = ("東京", "naïve", "café", "straße", "ﬁle", "🙂", "x²", "١٢٣", "ǅemal", "ß")
+
+
+@cache
+def corpus_queries() -> tuple[tuple[str, ...], ...]:
+    """The Webis training queries, QueryNER train and dev, the IR collections' queries."""
+    data = SHARED / "data"
+    if not data.exists():
+        pytest.skip(f"the corpora are not found at {data} (../shared is absent)")
+    queries = [tuple(w) for w in read_training_set(data / "webis-qsec-10-training").words.values()]
+    for part in ("train", "dev"):
+        queries += [
+            tuple(q.segmentation.words)
+            for q in read_queryner(data / "queryner" / f"{part}.jsonl").values()
+        ]
+    for read, name in (
+        (ir.nfcorpus, "nfcorpus"),
+        (ir.cranfield, "cranfield"),
+        (ir.vaswani, "vaswani"),
+    ):
+        queries += [normalize(text) for text in read(data / "ir" / name).queries.values()]
+    return tuple(normalize(q) for q in queries)
+
+
+def generated_queries(count: int = 20_000, seed: int = 7) -> list[tuple[str, ...]]:
+    """Queries made of corpus words and Unicode ones: one word, up to 40 words, repeated
+    words, whole queries repeated."""
+    rng = random.Random(seed)
+    vocabulary = sorted({w for q in corpus_queries() for w in q}) + list(UNICODE_WORDS)
+    out: list[tuple[str, ...]] = []
+    while len(out) < count:
+        shape = rng.random()
+        if shape < 0.1:
+            words = [rng.choice(vocabulary)]
+        elif shape < 0.2:
+            words = [rng.choice(vocabulary)] * rng.randint(2, 14)
+        elif shape < 0.3 and out:
+            words = list(rng.choice(out))
+        elif shape < 0.4:
+            words = rng.choices(vocabulary, k=rng.randint(13, 40))
+        else:
+            words = rng.choices(vocabulary, k=rng.randint(2, 12))
+        out.append(normalize(words))
+    return out
+
+
+def python_path(model: BreakModel | RoutedModel) -> BreakModel | RoutedModel:
+    """The same model with every query on the Python path (the reference)."""
+    if isinstance(model, RoutedModel):
+        models = {kind: replace(m, compiled=False) for kind, m in model.models.items()}
+        return replace(model, models=models)
+    return replace(model, compiled=False)
+
+
+def members(model: BreakModel | RoutedModel) -> list[BreakModel]:
+    return list(model.models.values()) if isinstance(model, RoutedModel) else [model]
+
+
+@pytest.mark.parametrize("spec", MODELS)
+def test_the_kernel_segments_as_the_python_path(spec):
+    model = qseg.segmenter(spec)
+    assert all(m._kernel is not None for m in members(model))  # the kernel covers it
+    reference = python_path(model)
+    assert all(m._kernel is None for m in members(reference))
+    # (longer queries go the Python way in both: a few of them show that they are routed)
+    queries = [q for q in (*corpus_queries(), *generated_queries()) if len(q) <= 12]
+    queries += [q for q in generated_queries() if len(q) > 12][:12]
+    got = [s.breaks for s in model.predict(queries)]
+    expected = [s.breaks for s in reference.predict(queries)]
+    wrong = [(q, g, e) for q, g, e in zip(queries, got, expected, strict=True) if g != e]
+    assert not wrong, f"{len(wrong)} of {len(queries)} differ, e.g. {wrong[:3]}"
+    if isinstance(model, RoutedModel) and model.style == "auto":  # the router, to the bit
+        compiled = [model._router.predict(q) for q in queries]
+        assert np.array_equal(np.array(compiled, dtype=np.float32), model.router.predict(queries))
+
+
+@pytest.mark.parametrize("spec", MODELS)
+def test_the_kernel_ranks_as_the_python_path(spec):
+    model, reference = qseg.segmenter(spec), python_path(qseg.segmenter(spec))
+    rng = random.Random(3)
+    queries = rng.sample(list(corpus_queries()), 600) + rng.sample(generated_queries(), 400)
+    for query in queries:
+        k = rng.choice((1, 4, 7))
+        got, expected = model.rank(query, k), reference.rank(query, k)
+        assert [s for s, _ in got] == [s for s, _ in expected], query
+        assert np.allclose([v for _, v in got], [v for _, v in expected], rtol=1e-9, atol=0)
+
+
+def test_queries_the_kernel_does_not_take_go_the_python_way():
+    model = qseg.segmenter("qseg-default-v3")
+    kernel = model._kernel
+    for n in (0, 1, MAX_COMPILED_WORDS + 1):
+        with pytest.raises(ValueError, match="2 to 12 words"):
+            kernel.breaks(("tickets",) * n)
+    long_query = ("new", "york") * 10
+    assert model.segment(long_query) == python_path(model).segment(long_query)
+    assert model.segment("tickets").breaks == ()
+    tags = ["NNP", "NNP", "NNS"]  # tagged queries take the Python path: the same answer
+    assert model.segment("new york tickets", tags) == python_path(model).segment(
+        "new york tickets", tags
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=12),
+        min_size=1,
+        max_size=200,
+    )
+)
+def test_random_words_of_any_length(words):
+    model = kernel_model()
+    try:
+        query = normalize(words)
+    except qseg.QueryError:
+        return
+    assert model.segment(query) == python_path(model).segment(query)
+    if 2 <= len(query) <= MAX_COMPILED_WORDS:
+        bits, scores = model._kernel.candidates(query, 9)
+        assert bits.shape[1] == len(query) - 1 and len(bits) == len(scores) <= 9
+
+
+@cache
+def kernel_model() -> BreakModel:
+    return qseg.segmenter("default").models["web"]
+
+
+def test_threads_share_one_model():
+    model = qseg.segmenter("default(style=auto)")
+    queries = [q for q in generated_queries(2_500, seed=11) if len(q) <= MAX_COMPILED_WORDS]
+    expected = [s.breaks for s in model.predict(queries)]
+    results: dict[int, list] = {}
+
+    def work(i: int) -> None:
+        results[i] = [model.segment(q).breaks for q in queries]
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(results[i] == expected for i in range(8))
+
+
+def test_complete_trees_walk_to_the_same_leaves():
+    trees = kernel_model().joint
+    complete = complete_trees(trees)
+    assert complete is not None and complete.depth == 5
+    assert complete.leaves.shape == (len(trees.roots), 32)
+    assert set(complete.leaves.ravel()) <= set(trees.value[trees.left < 0])
+
+
+def test_models_the_kernel_does_not_cover_keep_the_python_path():
+    model = kernel_model()
+    assert compile_model(replace(model, joint=None)) is None
+    assert replace(model, compiled=False)._kernel is None
