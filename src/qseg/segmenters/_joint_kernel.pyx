@@ -16,7 +16,7 @@ Only what the compiled path needs is here; queries longer than :data:`MAX_WORDS`
 queries with part-of-speech tags go the Python way (``BreakModel``).
 """
 
-from libc.math cimport exp, expm1, expf, isnan, log, log1p, sqrt, NAN
+from libc.math cimport exp, expm1, expf, isnan, log, log1p, sqrt, INFINITY, NAN
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, qsort
 from libc.string cimport memcmp
@@ -219,53 +219,45 @@ cdef struct Trees:
     # last level repeats itself below a dummy split): node i has children 2i + 1 and 2i + 2,
     # so a walk is ``depth`` steps without a branch to mispredict
     const float* thresholds  # per tree, 2^depth - 1 inner nodes
-    const uint32_t* features  # the split's feature; the top bit: a missing value goes right
+    const uint32_t* features  # the split's feature, plus the row's width where a missing
+    # value goes right (it reads the second half of the doubled row: _tree_walk.h)
     const float* leaves  # per tree, 2^depth
     Py_ssize_t count
     Py_ssize_t depth
+    Py_ssize_t width  # the features a row has
     float base
     bint logistic
 
 
-cdef enum:
-    INTERLEAVED = 8  # trees walked side by side: independent chains of loads overlap
+cdef extern from "_tree_walk.h":
+    float qseg_trees_sum(const float* thresholds, const uint32_t* features,
+                         const float* leaves, Py_ssize_t count, int depth, float total,
+                         const float* row) noexcept nogil
 
 
-cdef void tree_outputs(const Trees* t, const float* rows, Py_ssize_t nrows, Py_ssize_t width,
-                       float* out) noexcept nogil:
-    """What ``_trees.margins`` gives each row: the base plus each tree's leaf, in float32,
-    tree after tree. :data:`INTERLEAVED` trees are walked a level at a time together (their
-    walks do not depend on each other, so the processor overlaps them); their leaves are
-    then added in tree order."""
-    cdef Py_ssize_t i, j, r, d, group, inner = (1 << t.depth) - 1
-    cdef size_t node[INTERLEAVED]
-    cdef uint32_t split
-    cdef float v, total, one = 1.0
-    cdef const float* row
-    cdef const float* thresholds
-    cdef const uint32_t* features
+cdef int tree_outputs(const Trees* t, const float* rows, Py_ssize_t nrows, Py_ssize_t width,
+                      float* out) except -1 nogil:
+    """What ``_trees.margins`` gives each row of ``width`` features (the trees' own): the base
+    plus each tree's leaf, in float32, tree after tree (``_tree_walk.h``), then the logistic
+    if the trees give probabilities."""
+    cdef Py_ssize_t r, k
+    cdef float total, v, one = 1.0
+    cdef float* doubled = <float*>malloc(2 * width * sizeof(float))
+    if doubled == NULL:
+        with gil:
+            raise MemoryError()
     for r in range(nrows):
-        row = rows + r * width
-        total = t.base
-        i = 0
-        while i < t.count:
-            group = min(<Py_ssize_t>INTERLEAVED, t.count - i)
-            for j in range(INTERLEAVED):
-                node[j] = 0
-            for d in range(t.depth):
-                for j in range(group):
-                    thresholds = t.thresholds + (i + j) * inner
-                    features = t.features + (i + j) * inner
-                    split = features[node[j]]
-                    v = row[split & 0x7FFFFFFF]
-                    node[j] = (2 * node[j] + 1
-                               + ((v >= thresholds[node[j]]) | (isnan(v) & (split >> 31))))
-            for j in range(group):
-                total = total + t.leaves[(i + j) * (inner + 1) + node[j] - inner]
-            i += group
+        for k in range(width):
+            v = rows[r * width + k]
+            doubled[k] = -INFINITY if isnan(v) else v
+            doubled[width + k] = INFINITY if isnan(v) else v
+        total = qseg_trees_sum(t.thresholds, t.features, t.leaves, t.count, t.depth, t.base,
+                               doubled)
         if t.logistic:
             total = one / (one + expf(-total))
         out[r] = total
+    free(doubled)
+    return 0
 
 
 cdef int trees_from(Trees* t, object complete, list keep) except -1:
@@ -287,6 +279,7 @@ cdef int trees_from(Trees* t, object complete, list keep) except -1:
     t.leaves = &leaves[0, 0] if t.count else NULL
     t.base = complete.base
     t.logistic = complete.logistic
+    t.width = complete.width
     return 0
 
 
@@ -516,6 +509,10 @@ cdef class JointKernel:
         self.phrases, self.rates = phrases, rates
         self.max_candidates, self.title_only_from = max_candidates, title_only_from
         self.n_features = n_features
+        cdef Py_ssize_t candidate_width = CANDIDATE_COLUMNS + (domain is not None or kind >= 0)
+        if (self.gap_trees.width != n_features or self.joint_trees.width != candidate_width
+                or (self.has_ranker and self.ranker_trees.width != candidate_width)):
+            raise ValueError("the trees take other features than the kernel gives them")
         if self.row_width() != n_features:
             raise ValueError(f"the compiled inputs give {self.row_width()} features, the "
                              f"model was fitted on {n_features}")

@@ -407,6 +407,11 @@ class BreakModel:
     def segment(self, query: Query, tags: Sequence[str] | None = None) -> Segmentation:
         """The segmentation of one query (with its part-of-speech tags, if the model uses
         them and they are known)."""
+        kernel = self._kernel
+        if kernel is not None and tags is None:  # the hot path of a search request
+            words = normalize(query)
+            if 2 <= len(words) <= MAX_COMPILED_WORDS:
+                return Segmentation._trusted(words, kernel.breaks(words))
         return self.predict([query], None if tags is None else [tags])[0]
 
     def segment_many(

@@ -48,11 +48,13 @@ class CompleteTrees:
     """A tree ensemble with every tree padded to a complete binary tree of ``depth`` levels:
     inner node i has children 2i + 1 and 2i + 2; a leaf above the last level becomes a
     dummy split (feature 0) whose leaves below all hold its value, so every walk takes
-    ``depth`` steps and ends on the same value as in the original tree."""
+    ``depth`` steps and ends on the same value as in the original tree. A split sending a
+    missing value right reads its feature at ``feature + width`` (``_tree_walk.h``)."""
 
     thresholds: np.ndarray  # float32, trees x (2^depth - 1)
-    features: np.ndarray  # uint32, the top bit set where a missing value goes right
+    features: np.ndarray  # uint32: feature, plus width where a missing value goes right
     leaves: np.ndarray  # float32, trees x 2^depth
+    width: int  # the features of a row
     depth: int
     base: float
     logistic: bool
@@ -79,7 +81,7 @@ def complete_trees(trees: TreeEnsemble) -> CompleteTrees | None:
     thresholds = np.zeros((count, inner), dtype=np.float32)
     features = np.zeros((count, inner), dtype=np.uint32)
     leaves = np.zeros((count, inner + 1), dtype=np.float32)
-    feature, value = trees.feature.tolist(), trees.value
+    feature, value, width = trees.feature.tolist(), trees.value, trees.n_features
     missing_right = (trees.default_left == 0).tolist()
     for t, root in enumerate(trees.roots.tolist()):
         stack = [(root, 0, 0)]  # (node of the tree, its place, its level)
@@ -90,14 +92,14 @@ def complete_trees(trees: TreeEnsemble) -> CompleteTrees | None:
                 continue
             if left[node] >= 0:
                 thresholds[t, place] = value[node]
-                features[t, place] = feature[node] | (missing_right[node] << 31)
+                features[t, place] = feature[node] + missing_right[node] * width
                 stack += [
                     (left[node], 2 * place + 1, level + 1),
                     (right[node], 2 * place + 2, level + 1),
                 ]
             else:  # a leaf above the last level: the same leaf on either side
                 stack += [(node, 2 * place + 1, level + 1), (node, 2 * place + 2, level + 1)]
-    return CompleteTrees(thresholds, features, leaves, depth, trees.base, trees.logistic)
+    return CompleteTrees(thresholds, features, leaves, width, depth, trees.base, trees.logistic)
 
 
 def domain_kernel(model: DomainModel) -> DomainKernel:

@@ -111,13 +111,14 @@ class RoutedModel:
         state.pop("_router", None)  # compiled again where it is unpickled
         return state
 
-    def _routed(self, words: Sequence[tuple[str, ...]]) -> Iterator[tuple[BreakModel, np.ndarray]]:
+    def _routed(self, words: Sequence[tuple[str, ...]]) -> Iterator[tuple[BreakModel, list[int]]]:
         """Each model with the positions of the (normalized) queries it segments."""
-        kinds = np.array(self._kinds(words), dtype=object)
+        where: dict[str, list[int]] = {}
+        for i, kind in enumerate(self._kinds(words)):
+            where.setdefault(kind, []).append(i)
         for kind, model in self.models.items():
-            where = np.flatnonzero(kinds == kind)
-            if len(where):
-                yield model, where
+            if kind in where:
+                yield model, where[kind]
 
     def predict(
         self,
@@ -150,7 +151,9 @@ class RoutedModel:
         return out  # type: ignore[return-value]
 
     def segment(self, query: Query, tags: Sequence[str] | None = None) -> Segmentation:
-        return self.predict([query], None if tags is None else [tags])[0]
+        words = normalize(query)
+        (kind,) = self._kinds([words])
+        return self.models[kind].segment(words, tags)
 
     def segment_many(
         self,
