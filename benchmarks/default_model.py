@@ -1,21 +1,22 @@
-"""Speed of the shipped default model, of the one before it, and of the most accurate trained
-model, on one core.
+"""Speed of the shipped default model in the hot path of a search request, on one core.
 
 Pins the process to one core and every numeric library to one thread before any loads, then
-for each model (the default in each style, with the contextual probe where it ships, and
-``qseg-default-v3``):
+for each model (the default in each style, with the contextual probe where it ships,
+``qseg-default-v3``, ``qseg-default-v2``, ``wiki(unseen_titles=true)`` and ``naive``):
 
 - single: microseconds a query segmented one at a time (``segment``, each Webis query, its
   best of :data:`ROUNDS` passes): the median, 99th and 99.9th percentile, and the median's
-  ratio to ``qseg-default-v3``'s;
+  ratio to ``wiki(unseen_titles=true)``'s and to ``qseg-default-v3``'s in the same run;
 - batch: the 3,848 Webis-QSeC-10 queries segmented with ``segment_many`` (best of
-  :data:`ROUNDS` passes),
-  queries/s and the ratio to ``wiki(unseen_titles=true)`` (the rule-based default, built-in
-  resources) measured the same way in the same run, and to ``qseg-default-v3``'s;
+  :data:`ROUNDS` passes), queries/s and the ratio to ``wiki(unseen_titles=true)`` and to
+  ``qseg-default-v3`` measured the same way in the same run;
 - load: opening the model in a fresh process (``qseg.segmenter(...)``, imports included),
   median of 7;
 - ``qseg segment "new york yankees tickets"`` with the model, a fresh process, warm cache,
-  median of 7.
+  median of 7, and its ratio to ``python -c "import numpy"`` timed the same way;
+- by length: the median microseconds of ``segment`` for queries of 1 to 12 words and of 13
+  to 40 (windows of the Webis queries put one after the other, 300 a length), default and
+  ``wiki(unseen_titles=true)``.
 
 The most accurate model is ``joint`` (with the contextual probe) trained here on the Webis
 queries with the built-in resources; ``--no-joint`` skips it.
@@ -84,10 +85,21 @@ def process_seconds(command: list[str], runs: int = 7) -> float:
     return statistics.median(times)
 
 
+def length_queries(texts: list[str], lengths: range, count: int = 300) -> list[list[str]]:
+    """Per length, ``count`` windows of that many words of the queries put one after the
+    other."""
+    words = " ".join(texts).split()
+    step = max(1, len(words) // count)
+    return [
+        [" ".join(words[i : i + length]) for i in range(0, step * count, step)]
+        for length in lengths
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
-    parser.add_argument("--no-joint", action="store_true", help="only the default model")
+    parser.add_argument("--no-joint", action="store_true", help="only the shipped models")
     args = parser.parse_args()
     webis = args.shared / "data" / "webis-qsec-10-training"
     if not webis.exists():
@@ -100,6 +112,8 @@ def main() -> None:
     qseg_command = shutil.which("qseg", path=str(Path(sys.executable).parent)) or "qseg"
     models = {
         "wiki(unseen_titles=true)": "wiki(unseen_titles=true)",
+        "naive": "naive",
+        "qseg-default-v2": "qseg-default-v2",
         "qseg-default-v3": "qseg-default-v3",
         "default": "default",
         "default(style=auto)": "default(style=auto)",
@@ -123,35 +137,60 @@ def main() -> None:
         for run in range(ROUNDS + 1):  # interleaved: a drift of the machine's speed hits all
             for name, segmenter in segmenters.items():
                 took = single_pass(segmenter, texts)
-                repeats = 10 if name.startswith("wiki") else 1
-                rate = batch_rate(segmenter, texts, repeats=repeats, passes=1)
+                fast = name.startswith(("wiki", "naive"))
+                rate = batch_rate(segmenter, texts, repeats=10 if fast else 1, passes=1)
                 if run:  # the first round warms up
                     single[name] = [min(a, b) for a, b in zip(single[name], took, strict=True)]
                     rates[name] = max(rates[name], rate)
+        lengths = range(1, 41)
+        by_length = length_queries(texts, lengths)
+        per_length: dict[str, list[float]] = {}
+        for name in ("default", "wiki(unseen_titles=true)"):
+            segmenter = segmenters[name]
+            per_length[name] = [
+                statistics.median(map(min, single_pass(segmenter, q), single_pass(segmenter, q)))
+                for q in by_length
+            ]
+        numpy_start = process_seconds([sys.executable, "-c", "import numpy"])
         rows = []
         for name, spec in models.items():
-            timing = (None, None)
-            if not name.startswith("wiki"):
-                load = [sys.executable, "-c", f"import qseg; qseg.segmenter({spec!r})"]
-                command = [qseg_command, "segment", "--method", spec, QUERY]
-                timing = (process_seconds(load), process_seconds(command))
-            rows.append((name, single[name], rates[name], *timing))
+            load = [sys.executable, "-c", f"import qseg; qseg.segmenter({spec!r})"]
+            command = [qseg_command, "segment", "--method", spec, QUERY]
+            rows.append(
+                (name, single[name], rates[name], process_seconds(load), process_seconds(command))
+            )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    reference = rates["wiki(unseen_titles=true)"]
-    v3_single, v3_rate = percentile(rows[1][1], 0.5), rows[1][2]
+    wiki_single = percentile(single["wiki(unseen_titles=true)"], 0.5)
+    wiki_rate = rates["wiki(unseen_titles=true)"]
+    v3_single = percentile(single["qseg-default-v3"], 0.5)
+    v3_rate = rates["qseg-default-v3"]
     print(f"one core: {sorted(os.sched_getaffinity(0))}; {len(texts)} Webis queries")
     print(
-        f"{'model':28} {'p50 (us)':>9} {'p99':>7} {'p99.9':>7} {'x v3':>6} {'batch (q/s)':>12} "
-        f"{'x wiki':>8} {'x v3':>6} {'load (s)':>9} {'qseg segment (s)':>17}"
+        f"{'model':26} {'p50 (us)':>9} {'p99':>7} {'p99.9':>7} {'x wiki':>7} {'x v3':>6} "
+        f"{'batch (q/s)':>12} {'x wiki':>7} {'x v3':>6} {'load (s)':>9} "
+        f"{'qseg segment (s)':>17} {'x numpy':>8}"
     )
-    for name, single, rate, load, command in rows:
-        p50, p99, p999 = (percentile(single, q) * 1e6 for q in (0.5, 0.99, 0.999))
-        timing = "" if load is None else f"{load:9.3f} {command:17.3f}"
+    for name, took, rate, load, command in rows:
+        p50, p99, p999 = (percentile(took, q) * 1e6 for q in (0.5, 0.99, 0.999))
+        timing = f"{load:9.3f} {command:17.3f} {command / numpy_start:8.2f}"
         print(
-            f"{name:28} {p50:9.0f} {p99:7.0f} {p999:7.0f} {p50 / 1e6 / v3_single:6.2f} "
-            f"{rate:12,.0f} {rate / reference:8.4f} {rate / v3_rate:6.2f} {timing}"
+            f"{name:26} {p50:9.1f} {p99:7.1f} {p999:7.1f} {p50 / 1e6 / wiki_single:7.2f} "
+            f"{p50 / 1e6 / v3_single:6.2f} {rate:12,.0f} {rate / wiki_rate:7.4f} "
+            f"{rate / v3_rate:6.2f} {timing}"
         )
+    print(f"python -c 'import numpy': {numpy_start:.3f} s")
+    print()
+    print("median us of segment() by query length (300 queries a length)")
+    print(f"{'words':>6} {'default':>9} {'wiki':>7} {'x wiki':>7}")
+    for length, mine, wiki in zip(lengths, *per_length.values(), strict=True):
+        if length <= 12 or length in (13, 20, 30, 40):
+            print(f"{length:6} {mine * 1e6:9.1f} {wiki * 1e6:7.1f} {mine / wiki:7.1f}")
+    long_default = statistics.median(per_length["default"][12:])
+    long_wiki = statistics.median(per_length["wiki(unseen_titles=true)"][12:])
+    print(
+        f" 13-40 {long_default * 1e6:9.1f} {long_wiki * 1e6:7.1f} {long_default / long_wiki:7.1f}"
+    )
 
 
 def has_contextual(name: str) -> bool:

@@ -1,21 +1,22 @@
 """``qseg serve`` under load, and the memory of its workers.
 
-Load (default): for ``wiki(unseen_titles=true)`` and the default model, at 1 and 2 workers,
-a fresh ``qseg serve`` on 127.0.0.1 and a free port is sent Webis-QSeC-10 queries by an
-asyncio load generator (httpx, ``--connections`` concurrent connections), bounded both in
-requests and in seconds: single-query requests, then batches of 100. Each row gives queries/s,
-the p50/p95/p99 latency of a request, the errors (anything but a 200 with the right number of
-answers; must be 0), and the ratio of its queries/s to the in-process ``segment_many`` rate
-of the same segmenter on the same queries, measured in this process in the same run (the
-service's overhead). Client and server share this machine's cores, so the rates are what one
-machine holds with its load generator on it.
+Load (default): one ``qseg serve`` worker pinned to core 1, on 127.0.0.1 and a free port, and
+``wrk`` (the compiled load generator: ``apt-get install wrk``) pinned to core 0 with
+``--connections`` connections, for ``--seconds`` a row: ``GET /healthz`` (the HTTP stack
+without segmenting: the ceiling), then single-query requests and requests of 100 queries
+(Webis-QSeC-10 queries, each request the next ones) for ``naive`` (segmenting costs next to
+nothing), ``wiki(unseen_titles=true)`` and the default model. Each row gives requests/s,
+queries/s, the p50/p99 latency of a request (wrk's), the errors (non-2xx answers and socket
+errors; must be 0), and the ratio of its queries/s to the same segmenter in process on one
+pinned core (``segment`` one query at a time for single-query requests, ``segment_many`` for
+batches), measured in this process in the same run.
 
 Memory (``--memory``): for ``qseg serve`` (gunicorn arbiter, workers forked after the
 segmenters are opened) and ``uvicorn --workers`` (workers spawned, each opening them itself),
 at 1, 2 and 4 workers serving the default model, each worker's RSS, PSS and private memory
 (``/proc/PID/smaps_rollup``) after 200 requests, averaged over the workers.
 
-    python benchmarks/service.py [--shared ../shared] [--requests 4000] [--seconds 20]
+    python benchmarks/service.py [--shared ../shared] [--seconds 10] [--connections 8]
     python benchmarks/service.py --memory
 """
 
@@ -27,7 +28,8 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_variable] = "1"
 
 import argparse  # noqa: E402  (after the thread settings: the servers inherit them)
-import asyncio  # noqa: E402
+import json  # noqa: E402
+import re  # noqa: E402
 import shutil  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
@@ -85,84 +87,118 @@ def serve_command(method: str, port: int, workers: int) -> list[str]:
     return [qseg, "serve", "--method", method, "--port", str(port), "--workers", str(workers)]
 
 
-async def load(
-    url: str, method: str, queries: list[str], size: int, requests: int, seconds: float, conns: int
-) -> dict[str, float]:
-    """Send up to ``requests`` requests of ``size`` queries (or for ``seconds``) over
-    ``conns`` connections; the rate in queries/s, latency percentiles in ms, errors."""
-    latencies: list[float] = []
-    errors = 0
-    sent = 0
-    deadline = time.perf_counter() + seconds
-    limits = httpx.Limits(max_connections=conns, max_keepalive_connections=conns)
+WRK_SCRIPT = """
+local bodies = {}
+for line in io.lines(os.getenv("QSEG_BODIES")) do bodies[#bodies + 1] = line end
+local next_body = 0
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+request = function()
+  next_body = next_body % #bodies + 1
+  return wrk.format(nil, "/segment", nil, bodies[next_body])
+end
+"""
 
-    async def worker(client: httpx.AsyncClient) -> None:
-        nonlocal errors, sent
-        while sent < requests and time.perf_counter() < deadline:
-            first = (sent * size) % (len(queries) - size)
-            sent += 1
-            body = {"queries": queries[first : first + size], "method": method}
-            began = time.perf_counter()
-            try:
-                answer = await client.post("/segment", json=body)
-                good = answer.status_code == 200 and len(answer.json()["results"]) == size
-            except httpx.HTTPError:
-                good = False
-            latencies.append(time.perf_counter() - began)
-            errors += not good
 
-    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=60) as client:
-        began = time.perf_counter()
-        await asyncio.gather(*(worker(client) for _ in range(conns)))
-        elapsed = time.perf_counter() - began
-    cuts = statistics.quantiles(latencies, n=100)
+def run_wrk(url: str, bodies: Path | None, seconds: float, connections: int) -> dict[str, float]:
+    """``wrk`` on core 0 against ``url`` (``GET /healthz`` without ``bodies``, else POSTs
+    of the bodies in turn): requests/s, p50/p99 in ms, errors."""
+    wrk = shutil.which("wrk")
+    if wrk is None:
+        sys.exit("wrk is not installed: apt-get install wrk")
+    command = ["taskset", "-c", "0", wrk, "-t1", f"-c{connections}", f"-d{seconds:g}s"]
+    command += ["--latency", "--timeout", "10s"]
+    env = dict(os.environ)
+    if bodies is not None:
+        script = bodies.with_suffix(".lua")
+        script.write_text(WRK_SCRIPT)
+        command += ["-s", str(script)]
+        env["QSEG_BODIES"] = str(bodies)
+        url = url.rstrip("/")
+    else:
+        url += "/healthz"
+    output = subprocess.run([*command, url], capture_output=True, text=True, env=env, check=True)
+    text = output.stdout
+    found = dict(re.findall(r"^\s+(50|99)%\s+(\S+)", text, re.MULTILINE))
+    errors = sum(int(n) for n in re.findall(r"Non-2xx or 3xx responses: (\d+)", text))
+    errors += sum(int(n) for n in re.findall(r"(?:connect|read|write|timeout) (\d+)", text))
     return {
-        "requests": len(latencies),
-        "qps": len(latencies) * size / elapsed,
-        "p50": cuts[49] * 1000,
-        "p95": cuts[94] * 1000,
-        "p99": cuts[98] * 1000,
+        "requests": int(re.search(r"(\d+) requests in", text).group(1)),
+        "rps": float(re.search(r"Requests/sec:\s+(\S+)", text).group(1)),
+        "p50": milliseconds(found["50"]),
+        "p99": milliseconds(found["99"]),
         "errors": errors,
     }
 
 
-def in_process_rate(method: str, queries: list[str]) -> float:
+def milliseconds(value: str) -> float:
+    """wrk's latency (``812.00us``, ``1.20ms``, ``2.01s``) in milliseconds."""
+    for unit, scale in (("us", 1e-3), ("ms", 1.0), ("s", 1e3)):
+        if value.endswith(unit):
+            return float(value[: -len(unit)]) * scale
+    raise ValueError(f"not a wrk latency: {value}")
+
+
+def in_process_rates(method: str, queries: list[str]) -> tuple[float, float]:
+    """Queries/s of ``method`` on this process's pinned core: one at a time, in batches."""
     import qseg
 
     segmenter = qseg.segmenter(method)
     list(segmenter.segment_many(queries[:200]))
-    began = time.perf_counter()
-    list(segmenter.segment_many(queries))
-    return len(queries) / (time.perf_counter() - began)
+    single = batch = 0.0
+    for _ in range(3):
+        began = time.perf_counter()
+        for query in queries:
+            segmenter.segment(query)
+        single = max(single, len(queries) / (time.perf_counter() - began))
+        began = time.perf_counter()
+        list(segmenter.segment_many(queries))
+        batch = max(batch, len(queries) / (time.perf_counter() - began))
+    return single, batch
 
 
 def run_load(queries: list[str], args: argparse.Namespace) -> None:
+    os.sched_setaffinity(0, {0})
+    folder = Path(tempfile.mkdtemp(prefix="qseg-bench-wrk-"))
     print(
-        f"| method | workers | request | requests | queries/s | p50 ms | p95 ms | p99 ms | errors "
-        f"| in-process queries/s | service / in-process |\n|{'---|' * 11}"
+        "| route / method | request | requests | requests/s | queries/s | p50 ms | p99 ms | "
+        f"errors | in process queries/s | service / in process |\n|{'---|' * 10}"
     )
-    for method in METHODS:
-        local = in_process_rate(method, queries)
-        for workers in (1, 2):
+    try:
+        for method in ("naive", *METHODS):
+            single, batch = in_process_rates(method, queries)
             port = free_port()
-            server = start(serve_command(method, port, workers), {}, port)
+            command = ["taskset", "-c", "1", *serve_command(method, port, 1)]
+            server = start(command, {}, port)
             try:
                 url = f"http://127.0.0.1:{port}"
-                for size, requests in ((1, args.requests), (BATCH, max(args.requests // 20, 20))):
-                    asyncio.run(load(url, method, queries, size, 50, 5, args.connections))  # warm
-                    row = asyncio.run(
-                        load(url, method, queries, size, requests, args.seconds, args.connections)
-                    )
-                    kind = "1 query" if size == 1 else f"{size} queries"
+                if method == "naive":
+                    row = run_wrk(url, None, args.seconds, args.connections)
                     print(
-                        f"| `{method}` | {workers} | {kind} | {row['requests']:,} | "
-                        f"{row['qps']:,.0f} | {row['p50']:.2f} | {row['p95']:.2f} | "
-                        f"{row['p99']:.2f} | {row['errors']} | {local:,.0f} | "
-                        f"{row['qps'] / local:.3f} |",
+                        f"| `GET /healthz` | | {row['requests']:,} | {row['rps']:,.0f} | | "
+                        f"{row['p50']:.2f} | {row['p99']:.2f} | {row['errors']} | | |",
+                        flush=True,
+                    )
+                for size, local in ((1, single), (BATCH, batch)):
+                    bodies = folder / f"bodies-{size}.jsonl"
+                    with bodies.open("w", encoding="utf-8") as out:
+                        for first in range(0, len(queries) - size, size):
+                            chunk = queries[first : first + size]
+                            out.write(json.dumps({"queries": chunk, "method": method}) + "\n")
+                    run_wrk(url, bodies, 2, args.connections)  # warm up
+                    row = run_wrk(url, bodies, args.seconds, args.connections)
+                    kind = "1 query" if size == 1 else f"{size} queries"
+                    qps = row["rps"] * size
+                    print(
+                        f"| `{method}` | {kind} | {row['requests']:,} | {row['rps']:,.0f} | "
+                        f"{qps:,.0f} | {row['p50']:.2f} | {row['p99']:.2f} | {row['errors']} | "
+                        f"{local:,.0f} | {qps / local:.3f} |",
                         flush=True,
                     )
             finally:
                 stop(server)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def children(pid: int) -> list[int]:
@@ -240,8 +276,7 @@ def main() -> None:
     parser.add_argument(
         "--shared", type=Path, default=Path(__file__).resolve().parents[2] / "shared"
     )
-    parser.add_argument("--requests", type=int, default=4000, help="single-query requests a row")
-    parser.add_argument("--seconds", type=float, default=20, help="at most this long a row")
+    parser.add_argument("--seconds", type=float, default=10, help="how long a row")
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--memory", action="store_true", help="measure the workers' memory")
     args = parser.parse_args()

@@ -35,6 +35,7 @@ cdef enum:
     MAX_GAPS = MAX_WORDS - 1
     MAX_CELLS = MAX_WORDS * (MAX_WORDS + 1)
     MAX_CANDIDATES = 1 << MAX_GAPS
+    HALF_CANDIDATES = 1 << (MAX_GAPS - 1)
     CANDIDATE_COLUMNS = 29  # len(joint.CANDIDATE_FEATURES)
     TAG_COLUMNS = 5  # the last five: part-of-speech features, NaN without tags
     MAX_SPAN = 5
@@ -422,19 +423,71 @@ cdef struct Ranked:
     int32_t index
 
 
-cdef int compare_ranked(const void* a, const void* b) noexcept nogil:
-    cdef const Ranked* x = <const Ranked*>a
-    cdef const Ranked* y = <const Ranked*>b
-    if x.key < y.key:
-        return -1
-    if x.key > y.key:
-        return 1
-    return (x.index > y.index) - (x.index < y.index)
+cdef inline double pick(const double* one_bit, const double* zero_bit, bint broken,
+                        Py_ssize_t g) noexcept nogil:
+    return one_bit[g] if broken else zero_bit[g]
+
+
+cdef void every_log_p(Py_ssize_t gaps, const double* one_bit, const double* zero_bit,
+                      double* rest, double* out) noexcept nogil:
+    """Every candidate's log-probability (candidate c breaks gap g iff bit g of c is set), each
+    summed as numpy sums a candidate's row: its first gap plus the pairwise sum of the others
+    (sequential below 8 of them; from 8, eight accumulators combined as a tree, then the
+    remainder in turn). Sums shared between candidates are computed once: about two
+    additions a candidate instead of one a gap. ``rest`` holds 2^(gaps - 1) values."""
+    cdef Py_ssize_t r = gaps - 1, k, m, half, c
+    cdef double pairs[4][4]
+    cdef double quads[2][16]
+    cdef Py_ssize_t j, a, b
+    if r < 8:
+        rest[0] = -0.0
+        for k in range(r):
+            half = 1 << k
+            for m in range(half):
+                rest[m + half] = rest[m] + one_bit[k + 1]
+                rest[m] = rest[m] + zero_bit[k + 1]
+    else:
+        for j in range(4):  # (y0 + y1), (y2 + y3), (y4 + y5), (y6 + y7)
+            for m in range(4):
+                pairs[j][m] = (pick(one_bit, zero_bit, m & 1, 2 * j + 1)
+                               + pick(one_bit, zero_bit, m & 2, 2 * j + 2))
+        for j in range(2):
+            for m in range(16):
+                quads[j][m] = pairs[2 * j][m & 3] + pairs[2 * j + 1][m >> 2]
+        for m in range(256):
+            rest[m] = quads[0][m & 15] + quads[1][m >> 4]
+        for k in range(8, r):
+            half = 1 << k
+            for m in range(half):
+                rest[m + half] = rest[m] + one_bit[k + 1]
+                rest[m] = rest[m] + zero_bit[k + 1]
+    for c in range(1 << gaps):
+        out[c] = (one_bit[0] if c & 1 else zero_bit[0]) + rest[c >> 1]
+
+
+cdef double best_segment_sum(Py_ssize_t n, const double* weights, bint counted) noexcept nogil:
+    """The highest sum over the multiword segments of a segmentation of n words of their
+    ``weights`` (cells ``a * (n + 1) + b``; ``counted``: segments of up to MAX_SPAN words
+    only), each segmentation's sum added left to right."""
+    cdef double best[MAX_WORDS + 1]
+    cdef double v
+    cdef Py_ssize_t start, end
+    best[0] = 0.0
+    for end in range(1, n + 1):
+        best[end] = best[end - 1] + 0.0  # the last word alone
+        for start in range(end - 1):
+            if counted and end - start > MAX_SPAN:
+                continue
+            v = best[start] + weights[start * (n + 1) + end]
+            if v > best[end]:
+                best[end] = v
+    return best[n]
 
 
 cdef struct Spans:
     # per span [a, b) of 2+ words (cell a * (n + 1) + b)
     double log_count[MAX_CELLS]  # log(1 + count) up to MAX_SPAN words, else 0
+    double counted_log[MAX_CELLS]  # the same (what the candidates' sum of log counts adds)
     double filled[MAX_CELLS]  # the phrase rate, 0.5 if not seen
     double naive[MAX_CELLS]
     double cohesion[MAX_CELLS]
@@ -704,8 +757,11 @@ cdef class JointKernel:
         cdef float* extra
         cdef Spans spans
         cdef double pg, best_log_p, best_sum_log, best_phrase, best_naive, v
-        cdef Ranked* ranked
-        cdef double* measures
+        cdef Ranked* chosen
+        cdef double rest[HALF_CANDIDATES]
+        cdef double log_p[MAX_CANDIDATES]
+        cdef double candidate[4]
+        cdef float key
         cdef float kind = self.kind
         cdef int64_t e
         if kind < 0 and self.domain is not None:
@@ -723,6 +779,7 @@ cdef class JointKernel:
             for b in range(a + 2, n + 1):
                 c = a * (n + 1) + b
                 spans.log_count[c] = logs[c] if b - a <= MAX_SPAN else 0.0
+                spans.counted_log[c] = spans.log_count[c]  # (0 past MAX_SPAN words)
                 spans.title[c] = titles[c]
                 e = self.phrases.find_words(w, a, b)
                 spans.seen[c] = e >= 0
@@ -734,48 +791,54 @@ cdef class JointKernel:
                 else:
                     spans.naive[c] = 0.0
                     spans.cohesion[c] = 0.0
-        ranked = <Ranked*>malloc(total * sizeof(Ranked))
-        measures = <double*>malloc(total * 4 * sizeof(double))
+        # the best of all candidates under each measure, without enumerating them: log p
+        # takes the better side of every gap; the sums over segments are dynamic programs
+        # adding left to right, as the candidates' own sums do (so the best candidate's
+        # difference to the best is exactly 0, as in the Python path)
+        for g in range(gaps):
+            terms[g] = max(one_bit[g], zero_bit[g])
+        best_log_p = terms[0] + pairwise_f64(&terms[1], gaps - 1)
+        best_sum_log = best_segment_sum(n, spans.counted_log, True)
+        best_phrase = best_segment_sum(n, spans.filled, False)
+        best_naive = best_segment_sum(n, spans.naive, False)
+        best_naive = max(0.0, log(best_naive)) if best_naive > 0 else 0.0
+        chosen = <Ranked*>malloc(window * sizeof(Ranked))
         rows = <float*>malloc(window * width * sizeof(float))
         extra = <float*>malloc(window * sizeof(float))
-        if ranked == NULL or measures == NULL or rows == NULL or extra == NULL:
-            free(ranked)
-            free(measures)
+        if chosen == NULL or rows == NULL or extra == NULL:
+            free(chosen)
             free(rows)
             free(extra)
             raise MemoryError()
         try:
-            for c in range(total):
-                for g in range(gaps):
-                    terms[g] = one_bit[g] if (c >> g) & 1 else zero_bit[g]
-                measures[4 * c] = terms[0] + pairwise_f64(&terms[1], gaps - 1)
-                self.span_sums(c, n, &spans, &measures[4 * c + 1])
-                ranked[c].key = -(<float>measures[4 * c])
-                ranked[c].index = <int32_t>c
-            best_log_p, best_sum_log = measures[0], measures[1]
-            best_phrase, best_naive = measures[2], measures[3]
-            for c in range(1, total):
-                best_log_p = max(best_log_p, measures[4 * c])
-                best_sum_log = max(best_sum_log, measures[4 * c + 1])
-                best_phrase = max(best_phrase, measures[4 * c + 2])
-                best_naive = max(best_naive, measures[4 * c + 3])
-            qsort(ranked, total, sizeof(Ranked), compare_ranked)
+            # the window most probable candidates the title rule allows, ordered as a stable
+            # sort of all of them by their float32 log-probability (ties: the lower index)
+            every_log_p(gaps, one_bit, zero_bit, rest, log_p)
             kept = 0
-            for r in range(total):
-                if kept == window:
-                    break
-                c = ranked[r].index
+            for c in range(total):
+                key = -<float>log_p[c]
+                if kept == window and key >= chosen[kept - 1].key:
+                    continue
                 if not self.allowed(c, n, titles):
                     continue
+                r = kept if kept < window else window - 1
+                while r > 0 and chosen[r - 1].key > key:
+                    chosen[r] = chosen[r - 1]
+                    r -= 1
+                chosen[r].key = key
+                chosen[r].index = <int32_t>c
+                kept = min(kept + 1, window)
+            for r in range(kept):
+                c = chosen[r].index
                 for g in range(gaps):
-                    bits[kept * gaps + g] = (c >> g) & 1
-                row = rows + kept * width
-                self.candidate_row(c, n, &spans, attrs, &measures[4 * c], best_log_p,
-                                   best_sum_log, best_phrase, best_naive, one_bit,
-                                   zero_bit, row)
+                    bits[r * gaps + g] = (c >> g) & 1
+                candidate[0] = log_p[c]
+                self.span_sums(c, n, &spans, &candidate[1])
+                row = rows + r * width
+                self.candidate_row(c, n, &spans, attrs, candidate, best_log_p, best_sum_log,
+                                   best_phrase, best_naive, one_bit, zero_bit, row)
                 if width > CANDIDATE_COLUMNS:
                     row[CANDIDATE_COLUMNS] = kind
-                kept += 1
             tree_outputs(&self.joint_trees, rows, kept, width, scores)
             if self.has_ranker:
                 tree_outputs(&self.ranker_trees, rows, kept, width, extra)
@@ -783,8 +846,7 @@ cdef class JointKernel:
                     scores[r] = scores[r] + extra[r]
             return kept
         finally:
-            free(ranked)
-            free(measures)
+            free(chosen)
             free(rows)
             free(extra)
 
