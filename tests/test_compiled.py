@@ -100,9 +100,9 @@ def test_the_kernel_segments_as_the_python_path(spec):
     assert all(m._kernel is not None for m in members(model))  # the kernel covers it
     reference = python_path(model)
     assert all(m._kernel is None for m in members(reference))
-    # (longer queries go the Python way in both: a few of them show that they are routed)
+    # (the Python path takes 3-6 ms a long query: a sample of those from 13 words)
     queries = [q for q in (*corpus_queries(), *generated_queries()) if len(q) <= 12]
-    queries += [q for q in generated_queries() if len(q) > 12][:12]
+    queries += [q for q in (*corpus_queries(), *generated_queries()) if len(q) > 12][:400]
     got = [s.breaks for s in model.predict(queries)]
     expected = [s.breaks for s in reference.predict(queries)]
     wrong = [(q, g, e) for q, g, e in zip(queries, got, expected, strict=True) if g != e]
@@ -128,10 +128,11 @@ def test_queries_the_kernel_does_not_take_go_the_python_way():
     model = qseg.segmenter("qseg-default-v3")
     kernel = model._kernel
     for n in (0, 1, MAX_COMPILED_WORDS + 1):
-        with pytest.raises(ValueError, match="2 to 12 words"):
+        with pytest.raises(ValueError, match=f"2 to {MAX_COMPILED_WORDS} words"):
             kernel.breaks(("tickets",) * n)
-    long_query = ("new", "york") * 10
-    assert model.segment(long_query) == python_path(model).segment(long_query)
+    for n in (MAX_COMPILED_WORDS, MAX_COMPILED_WORDS + 1):  # the kernel's last, the first after
+        query = ("new", "york", "yankees", "tickets") * (n // 4) + ("tickets",) * (n % 4)
+        assert model.segment(query) == python_path(model).segment(query)
     assert model.segment("tickets").breaks == ()
     tags = ["NNP", "NNP", "NNS"]  # tagged queries take the Python path: the same answer
     assert model.segment("new york tickets", tags) == python_path(model).segment(
@@ -139,7 +140,7 @@ def test_queries_the_kernel_does_not_take_go_the_python_way():
     )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(
     st.lists(
         st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=12),
@@ -166,7 +167,7 @@ def kernel_model() -> BreakModel:
 
 def test_threads_share_one_model():
     model = qseg.segmenter("default(style=auto)")
-    queries = [q for q in generated_queries(2_500, seed=11) if len(q) <= MAX_COMPILED_WORDS]
+    queries = [q for q in generated_queries(2_500, seed=11) if len(q) <= 12]
     expected = [s.breaks for s in model.predict(queries)]
     results: dict[int, list] = {}
 

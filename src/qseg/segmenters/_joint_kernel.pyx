@@ -12,11 +12,15 @@ it does, numpy's pairwise order where a float32 sum is summed by numpy), so that
 same features to the bit and so the same trees' outputs (tests/test_compiled.py checks it on
 every corpus query).
 
-Only what the compiled path needs is here; queries longer than :data:`MAX_WORDS` words and
-queries with part-of-speech tags go the Python way (``BreakModel``).
+A query of up to :data:`MAX_WORDS` words has every candidate ranked; a longer one (up to
+:data:`MAX_LONG_WORDS`) is decided as the Python path decides it: each gap judged in the
+:data:`WINDOW_WORDS` words around it, the candidates from the exact k-best of the gap model
+(the same heap, costs and exact sums as ``decoder.kbest_gaps``) and compared with the best of
+them and of three dynamic programs. Queries with part-of-speech tags go the Python way
+(``BreakModel``).
 """
 
-from libc.math cimport exp, expm1, expf, isnan, log, log1p, sqrt, INFINITY, NAN
+from libc.math cimport exp, expm1, expf, fabs, isnan, log, log1p, sqrt, INFINITY, NAN
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, qsort
 from libc.string cimport memcmp
@@ -42,6 +46,11 @@ cdef enum:
     NAME_COUNTS = 7
     NAME_RATES = 4
     LEXICON_COLUMNS = 6
+    MAX_GAP_WIDTH = 256  # room for len(gap_features.FEATURE_NAMES)
+    MAX_LONG_WORDS = 64  # the longest query decided here (candidates as 64-bit masks)
+    WINDOW_WORDS = 8  # break_model.WINDOW_WORDS: the words a long query's gap is judged in
+    WINDOW_CELLS = WINDOW_WORDS * (WINDOW_WORDS + 1)
+    SEARCHED = 64  # break_model._SEARCHED: candidates searched beyond the window
 
 cdef uint8_t SPACE = 32
 cdef uint8_t OPEN_MARK = 40  # NAME_START "("
@@ -465,6 +474,225 @@ cdef void every_log_p(Py_ssize_t gaps, const double* one_bit, const double* zero
         out[c] = (one_bit[0] if c & 1 else zero_bit[0]) + rest[c >> 1]
 
 
+cdef double exact_sum(const double* values, Py_ssize_t n) noexcept nogil:
+    """``math.fsum`` of n values (Shewchuk's partials, then CPython's correction of the
+    last bit), so that scores tie and order exactly as the Python path's."""
+    cdef double partials[MAX_LONG_WORDS + 2]
+    cdef double x, y, t, hi, lo = 0.0, yr
+    cdef Py_ssize_t i, j, k, count = 0
+    for k in range(n):
+        x = values[k]
+        i = 0
+        for j in range(count):
+            y = partials[j]
+            if fabs(x) < fabs(y):
+                t = x
+                x = y
+                y = t
+            hi = x + y
+            yr = hi - x
+            lo = y - yr
+            if lo != 0.0:
+                partials[i] = lo
+                i += 1
+            x = hi
+        count = i
+        if x != 0.0:
+            partials[count] = x
+            count += 1
+    hi = 0.0
+    if count > 0:
+        count -= 1
+        hi = partials[count]
+        while count > 0:
+            x = hi
+            count -= 1
+            y = partials[count]
+            hi = x + y
+            yr = hi - x
+            lo = y - yr
+            if lo != 0.0:
+                break
+        if count > 0 and ((lo < 0.0 and partials[count - 1] < 0.0)
+                          or (lo > 0.0 and partials[count - 1] > 0.0)):
+            y = lo * 2.0
+            x = hi + y
+            yr = x - hi
+            if y == yr:
+                hi = x
+    return hi
+
+
+cdef struct Changed:
+    # a set of gaps changed from the best vector: positions in the order of their losses
+    double cost
+    Py_ssize_t start  # where its positions are in the pool
+    Py_ssize_t length
+
+
+cdef inline bint earlier(const Changed* a, const Changed* b, const int32_t* pool) noexcept nogil:
+    """Python's order of ``(cost, positions)`` tuples."""
+    cdef Py_ssize_t i
+    if a.cost != b.cost:
+        return a.cost < b.cost
+    for i in range(min(a.length, b.length)):
+        if pool[a.start + i] != pool[b.start + i]:
+            return pool[a.start + i] < pool[b.start + i]
+    return a.length < b.length
+
+
+cdef Py_ssize_t kbest_gaps(const double* if_break, const double* if_not, Py_ssize_t n,
+                           Py_ssize_t k, uint64_t* out) except -1:
+    """``decoder.kbest_gaps`` for n gaps (up to 63): the ``k`` best break vectors (as masks)
+    in its order; returns how many. The same heap of changed gap sets, the same costs
+    (summed in the same order) and scores (exact sums), the same final stable sort."""
+    cdef Py_ssize_t g, i, j, found = 0, size = 0, slots = 2 * k + 2, used = 0, last, length
+    cdef uint64_t best = 0, mask
+    cdef double loss[MAX_LONG_WORDS]
+    cdef double terms[MAX_LONG_WORDS]
+    cdef int32_t order[MAX_LONG_WORDS]
+    cdef int32_t tmp
+    cdef Changed entry, top
+    cdef Changed* heap
+    cdef int32_t* pool
+    cdef double* scores
+    cdef double score
+    for g in range(n):
+        if if_break[g] > if_not[g]:
+            best |= <uint64_t>1 << g
+        loss[g] = fabs(if_break[g] - if_not[g])
+        order[g] = <int32_t>g
+    for i in range(1, n):  # sorted by (loss, gap)
+        tmp = order[i]
+        j = i - 1
+        while j >= 0 and loss[order[j]] > loss[tmp]:
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = tmp
+    heap = <Changed*>malloc(slots * sizeof(Changed))
+    pool = <int32_t*>malloc(slots * (n + 1) * sizeof(int32_t))
+    scores = <double*>malloc(k * sizeof(double))
+    if heap == NULL or pool == NULL or scores == NULL:
+        free(heap)
+        free(pool)
+        free(scores)
+        raise MemoryError()
+    try:
+        out[0] = best
+        for g in range(n):
+            terms[g] = if_break[g] if (best >> g) & 1 else if_not[g]
+        scores[0] = exact_sum(terms, n)
+        found = 1
+        if n:
+            pool[0] = 0
+            entry.cost = 0.0 + loss[order[0]]
+            entry.start, entry.length = 0, 1
+            used = 1
+            heap_push(heap, &size, entry, pool)
+        while size and found < k:
+            top = heap_pop(heap, &size, pool)
+            mask = best
+            for i in range(top.length):
+                mask ^= <uint64_t>1 << order[pool[top.start + i]]
+            for g in range(n):
+                terms[g] = if_break[g] if (mask >> g) & 1 else if_not[g]
+            out[found] = mask
+            scores[found] = exact_sum(terms, n)
+            found += 1
+            last = pool[top.start + top.length - 1]
+            if last + 1 < n:
+                for length in (top.length + 1, top.length):  # append the next; move the last
+                    entry.start, entry.length = used, length
+                    for i in range(top.length - 1):
+                        pool[used + i] = pool[top.start + i]
+                    if length > top.length:
+                        pool[used + top.length - 1] = <int32_t>last
+                    pool[used + length - 1] = <int32_t>(last + 1)
+                    entry.cost = 0.0
+                    for i in range(length):
+                        entry.cost = entry.cost + loss[order[pool[used + i]]]
+                    used += length
+                    heap_push(heap, &size, entry, pool)
+        for i in range(1, found):  # a stable sort by score, best first
+            score, mask = scores[i], out[i]
+            j = i - 1
+            while j >= 0 and scores[j] < score:
+                scores[j + 1], out[j + 1] = scores[j], out[j]
+                j -= 1
+            scores[j + 1], out[j + 1] = score, mask
+        return found
+    finally:
+        free(heap)
+        free(pool)
+        free(scores)
+
+
+cdef void heap_push(Changed* heap, Py_ssize_t* size, Changed entry,
+                    const int32_t* pool) noexcept nogil:
+    cdef Py_ssize_t i = size[0], parent
+    size[0] += 1
+    while i > 0:
+        parent = (i - 1) // 2
+        if not earlier(&entry, &heap[parent], pool):
+            break
+        heap[i] = heap[parent]
+        i = parent
+    heap[i] = entry
+
+
+cdef Changed heap_pop(Changed* heap, Py_ssize_t* size, const int32_t* pool) noexcept nogil:
+    cdef Changed top = heap[0], moved
+    cdef Py_ssize_t i = 0, child
+    size[0] -= 1
+    moved = heap[size[0]]
+    while True:
+        child = 2 * i + 1
+        if child >= size[0]:
+            break
+        if child + 1 < size[0] and earlier(&heap[child + 1], &heap[child], pool):
+            child += 1
+        if not earlier(&heap[child], &moved, pool):
+            break
+        heap[i] = heap[child]
+        i = child
+    if size[0] > 0:
+        heap[i] = moved
+    return top
+
+
+cdef uint64_t best_breaks(Py_ssize_t n, const double* weights, Py_ssize_t reach,
+                          bint beyond) noexcept:
+    """``joint._best_sum``: the break mask of the segmentation of n words with the highest
+    sum of its multiword segments' ``weights`` (cells ``a * (n + 1) + b``) of up to
+    ``reach`` words; with ``beyond``, a segment of ``reach + 1`` words weighs 0.5."""
+    cdef double best[MAX_LONG_WORDS + 1]
+    cdef Py_ssize_t start[MAX_LONG_WORDS + 1]
+    cdef Py_ssize_t end, first
+    cdef double value
+    cdef uint64_t mask = 0
+    best[0] = 0.0
+    start[0] = 0
+    for end in range(1, n + 1):
+        best[end] = best[end - 1]
+        start[end] = end - 1
+        for first in range(max(0, end - reach), end - 1):
+            value = best[first] + weights[first * (n + 1) + end]
+            if value > best[end]:
+                best[end] = value
+                start[end] = first
+        if beyond and end - reach - 1 >= 0:
+            value = best[end - reach - 1] + 0.5
+            if value > best[end]:
+                best[end] = value
+                start[end] = end - reach - 1
+    end = n
+    while end > 0:
+        if start[end] > 0:
+            mask |= <uint64_t>1 << (start[end] - 1)
+        end = start[end]
+    return mask
+
+
 cdef double best_segment_sum(Py_ssize_t n, const double* weights, bint counted) noexcept nogil:
     """The highest sum over the multiword segments of a segmentation of n words of their
     ``weights`` (cells ``a * (n + 1) + b``; ``counted``: segments of up to MAX_SPAN words
@@ -484,15 +712,29 @@ cdef double best_segment_sum(Py_ssize_t n, const double* weights, bint counted) 
     return best[n]
 
 
+cdef struct Query:
+    # what every gap and candidate of one query of n words reads (one block of memory;
+    # tables: cell a * (n + 1) + b for the span [a, b))
+    Py_ssize_t n
+    double* logs  # log(1 + count) of every span (NaN where the counts have none)
+    uint8_t* titles
+    double* names_logs  # the same from the name statistics
+    double* attrs  # ATTRS per word
+    double* begins  # per word: how often it begins a name, ends one
+    double* ends
+    int64_t* vector_rows  # per word: its row of the word vectors (-1: none)
+    float kind  # the query's kind (-1: the model has no kind input)
+
+
 cdef struct Spans:
-    # per span [a, b) of 2+ words (cell a * (n + 1) + b)
-    double log_count[MAX_CELLS]  # log(1 + count) up to MAX_SPAN words, else 0
-    double counted_log[MAX_CELLS]  # the same (what the candidates' sum of log counts adds)
-    double filled[MAX_CELLS]  # the phrase rate, 0.5 if not seen
-    double naive[MAX_CELLS]
-    double cohesion[MAX_CELLS]
-    uint8_t seen[MAX_CELLS]
-    uint8_t title[MAX_CELLS]
+    # per span [a, b) of 2+ words (cell a * (n + 1) + b); one block of memory
+    double* log_count  # log(1 + count) up to MAX_SPAN words, else 0
+    double* counted_log  # the same (what the candidates' sum of log counts adds)
+    double* filled  # the phrase rate, 0.5 if not seen
+    double* naive
+    double* cohesion
+    uint8_t* seen
+    uint8_t* title
 
 
 cdef class JointKernel:
@@ -520,6 +762,7 @@ cdef class JointKernel:
     cdef Trees gap_trees, joint_trees, ranker_trees
     cdef bint has_ranker
     cdef KeyTable phrases
+    cdef Py_ssize_t longest_phrase  # the most words of a phrase (longer spans: none)
     cdef const double[::1] rates
     cdef Py_ssize_t max_candidates, title_only_from, n_features
     cdef list keep
@@ -530,6 +773,7 @@ cdef class JointKernel:
                  name_rates_at, bint features, bint name_statistics, bint pair_counts,
                  vocabulary, vectors, domain, double kind, lexicon, lexicon_stats,
                  double prior, gap_trees, joint_trees, ranker_trees, phrases, rates,
+                 Py_ssize_t longest_phrase,
                  Py_ssize_t max_candidates, Py_ssize_t title_only_from,
                  Py_ssize_t n_features):
         self.keep = []
@@ -538,6 +782,8 @@ cdef class JointKernel:
         self.log_n, self.names_log_n = log_n, names_log_n
         self.function_words, self.tag_classes = function_words, tag_classes
         self.classes, self.gap_width = classes, gap_width
+        if gap_width > MAX_GAP_WIDTH:
+            raise ValueError(f"{gap_width} gap features: the kernel has room for {MAX_GAP_WIDTH}")
         self.window = window
         self.name_counts_at, self.name_rates_at = name_counts_at, name_rates_at
         self.features, self.name_statistics = features, name_statistics
@@ -560,6 +806,7 @@ cdef class JointKernel:
         if self.has_ranker:
             trees_from(&self.ranker_trees, ranker_trees, self.keep)
         self.phrases, self.rates = phrases, rates
+        self.longest_phrase = longest_phrase
         self.max_candidates, self.title_only_from = max_candidates, title_only_from
         self.n_features = n_features
         cdef Py_ssize_t candidate_width = CANDIDATE_COLUMNS + (domain is not None or kind >= 0)
@@ -575,106 +822,160 @@ cdef class JointKernel:
                 + 2 * self.pair_counts + 2 * self.dimensions + (self.domain is not None
                 or self.kind >= 0) + LEXICON_COLUMNS * self.has_lexicon)
 
-    # -- gap probabilities -------------------------------------------------------------
+    # -- one query's tables and word inputs --------------------------------------------
 
-    cdef int gap_probabilities(self, tuple words, Words* w, float kind, double* logs,
-                               uint8_t* titles, double* attrs, float* p) except -1:
-        """Every gap's break probability into ``p``; the query's span tables into ``logs``
-        and ``titles`` and its words' attributes into ``attrs`` (the candidates use them)."""
-        cdef Py_ssize_t n = w.n, g, a, j, col, cells = n * (n + 1), k
-        cdef double title_cells[MAX_CELLS]
-        cdef double names_logs[MAX_CELLS]
-        cdef double occurrences[NAME_RATES]
-        cdef float inside[256]
-        cdef float* rows
-        cdef float* x
-        cdef int64_t e
-        cdef uint64_t value
-        cdef bint ext
-        cdef const uint8_t* parts[3]
-        cdef Py_ssize_t lens[3]
-        cdef Py_ssize_t nw = self.window.shape[0] // 2
-        cdef double found[6]
+    cdef int open_query(self, tuple words, Words* w, Query* q) except -1:
+        """Fill ``q`` for the words ``w``: its span tables (and the name statistics'), its
+        words' attributes, name counts and vector rows, and its kind."""
+        cdef Py_ssize_t n = w.n, cells = n * (n + 1), a
+        cdef char* block = <char*>malloc(cells * (3 * sizeof(double) + 1)
+                                         + n * (ATTRS + 2) * sizeof(double)
+                                         + n * sizeof(int64_t))
+        if block == NULL:
+            raise MemoryError()
+        q.n = n
+        q.logs = <double*>block
+        q.names_logs = q.logs + cells
+        q.attrs = q.names_logs + cells
+        q.begins = q.attrs + n * ATTRS
+        q.ends = q.begins + n
+        cdef double* title_cells = q.ends + n
+        q.vector_rows = <int64_t*>(title_cells + cells)
+        q.titles = <uint8_t*>(q.vector_rows + n)
         for a in range(cells):
-            logs[a] = NAN
+            q.logs[a] = NAN
             title_cells[a] = 0.0
         query_span_table(self.counts, self.words, self.titles, w, MAX_SPAN, self.title_words,
-                         logs, title_cells)
+                         q.logs, title_cells)
         for a in range(cells):
-            logs[a] = log1p(logs[a])
-            titles[a] = title_cells[a] != 0.0
-        word_attrs(words, self.function_words, None, self.tag_classes, self.classes - 1,
-                   attrs)
+            q.logs[a] = log1p(q.logs[a])
+            q.titles[a] = title_cells[a] != 0.0
+        try:
+            word_attrs(words, self.function_words, None, self.tag_classes, self.classes - 1,
+                       q.attrs)
+        except BaseException:
+            free(block)
+            raise
         if self.name_statistics:
             for a in range(cells):
-                names_logs[a] = NAN
-            query_span_table(self.names, self.names, None, w, MAX_SPAN, 0, names_logs,
+                q.names_logs[a] = NAN
+            query_span_table(self.names, self.names, None, w, MAX_SPAN, 0, q.names_logs,
                              title_cells)
             for a in range(cells):
-                names_logs[a] = log1p(names_logs[a])
-        rows = <float*>malloc((n - 1) * self.n_features * sizeof(float))
+                q.names_logs[a] = log1p(q.names_logs[a])
+            for a in range(n):  # how often each word begins and ends a name
+                q.begins[a] = self.name_count(w, a, a + 1, True, False)
+                q.ends[a] = self.name_count(w, a, a + 1, False, True)
+        if self.dimensions:
+            for a in range(n):
+                q.vector_rows[a] = self.vocabulary.find_words(w, a, a + 1)
+        q.kind = self.kind
+        if q.kind < 0 and self.domain is not None:
+            try:
+                q.kind = self.domain.probability(words, w)
+            except BaseException:
+                free(block)
+                raise
+        return 0
+
+    # -- gap probabilities -------------------------------------------------------------
+
+    cdef int gap_probabilities(self, Query* q, Words* w, float* p) except -1:
+        """Every gap's break probability into ``p``. A query of up to :data:`MAX_WORDS`
+        words is its own window; in a longer one each gap is judged in the
+        :data:`WINDOW_WORDS` words centred on it (``break_model.gap_windows``), as a query of
+        that many words: its span tables are the window's cells of the query's."""
+        cdef Py_ssize_t n = q.n, g, a, b, start, m, last = -1
+        cdef double logs[WINDOW_CELLS]
+        cdef uint8_t titles[WINDOW_CELLS]
+        cdef double names_logs[WINDOW_CELLS]
+        cdef float* rows = <float*>malloc((n - 1) * self.n_features * sizeof(float))
         if rows == NULL:
             raise MemoryError()
         try:
             for a in range((n - 1) * self.n_features):
                 rows[a] = NAN
             for g in range(n - 1):
-                x = rows + g * self.n_features
-                col = 0
-                if self.features:
-                    gap_feature_row(x, g, n, attrs, logs, titles, &self.window[0], nw,
-                                    self.log_n, self.titles is not None, self.classes)
-                    col += self.gap_width
-                if self.name_statistics:
-                    for a in range(self.gap_width):
-                        inside[a] = NAN
-                    gap_feature_row(inside, g, n, attrs, names_logs, titles, &self.window[0],
-                                    nw, self.names_log_n, False, self.classes)
-                    for k in range(NAME_COUNTS):
-                        x[col + k] = inside[self.name_counts_at[k]]
-                    col += NAME_COUNTS
-                    for k in range(NAME_RATES):
-                        occurrences[k] = exp(<double>inside[self.name_rates_at[k]])
-                    # L0 ends, R0 begins, L0 begins, R0 ends, L1 L0 ends, R0 R1 begins
-                    found[0] = self.name_count(w, g, g + 1, False, True)
-                    found[1] = self.name_count(w, g + 1, g + 2, True, False)
-                    found[2] = self.name_count(w, g, g + 1, True, False)
-                    found[3] = self.name_count(w, g + 1, g + 2, False, True)
-                    found[4] = self.name_count(w, g - 1, g + 1, False, True) if g > 0 else NAN
-                    found[5] = (self.name_count(w, g + 1, g + 3, True, False) if g + 2 < n
-                                else NAN)
-                    x[col] = <float>((found[0] + 0.5) / occurrences[0])
-                    x[col + 1] = <float>((found[1] + 0.5) / occurrences[1])
-                    x[col + 2] = <float>((found[2] + 0.5) / occurrences[0])
-                    x[col + 3] = <float>((found[3] + 0.5) / occurrences[1])
-                    x[col + 4] = <float>((found[4] + 0.5) / occurrences[2])
-                    x[col + 5] = <float>((found[5] + 0.5) / occurrences[3])
-                    col += 6
-                if self.pair_counts:
-                    if g + 2 < n:
-                        x[col] = <float>log1p(<double>self.pair_count(w, g, g + 2))
-                    if g >= 1:
-                        x[col + 1] = <float>log1p(<double>self.pair_count(w, g - 1, g + 1))
-                    col += 2
-                if self.dimensions:
-                    self.vector(w, g, x + col)
-                    self.vector(w, g + 1, x + col + self.dimensions)
-                    col += 2 * self.dimensions
-                if kind >= 0:
-                    x[col] = kind
-                    col += 1
-                if self.has_lexicon:
-                    self.lexicon_columns(self.left_words.find_words(w, g, g + 1),
-                                         self.left_stats, x + col)
-                    self.lexicon_columns(self.right_words.find_words(w, g + 1, g + 2),
-                                         self.right_stats, x + col + 2)
-                    self.lexicon_columns(self.word_pairs.find_words(w, g, g + 2),
-                                         self.pair_stats, x + col + 4)
-                    col += LEXICON_COLUMNS
+                if n <= MAX_WORDS:
+                    self.gap_row(q, w, 0, n, q.logs, q.titles, q.names_logs, g,
+                                 rows + g * self.n_features)
+                    continue
+                m = WINDOW_WORDS
+                start = min(max(g + 1 - m // 2, 0), n - m)
+                if start != last:
+                    for a in range(m):
+                        for b in range(m + 1):
+                            logs[a * (m + 1) + b] = q.logs[(start + a) * (n + 1) + start + b]
+                            titles[a * (m + 1) + b] = q.titles[(start + a) * (n + 1) + start + b]
+                            names_logs[a * (m + 1) + b] = q.names_logs[
+                                (start + a) * (n + 1) + start + b]
+                    last = start
+                self.gap_row(q, w, start, m, logs, titles, names_logs, g - start,
+                             rows + g * self.n_features)
             tree_outputs(&self.gap_trees, rows, n - 1, self.n_features, p)
         finally:
             free(rows)
         return 0
+
+    cdef void gap_row(self, Query* q, Words* w, Py_ssize_t s, Py_ssize_t m,
+                      const double* logs, const uint8_t* titles, const double* names_logs,
+                      Py_ssize_t g, float* x) noexcept:
+        """The inputs of gap ``g`` of the ``m`` words from word ``s`` of the query, judged
+        as a query of its own (``logs``, ``titles``, ``names_logs``: its span tables)."""
+        cdef Py_ssize_t col = 0, k, a, nw = self.window.shape[0] // 2
+        cdef const double* attrs = q.attrs + s * ATTRS
+        cdef double occurrences[NAME_RATES]
+        cdef double found[6]
+        cdef float inside[MAX_GAP_WIDTH]
+        if self.features:
+            gap_feature_row(x, g, m, attrs, logs, titles, &self.window[0], nw, self.log_n,
+                            self.titles is not None, self.classes)
+            col += self.gap_width
+        if self.name_statistics:
+            for a in range(self.gap_width):
+                inside[a] = NAN
+            gap_feature_row(inside, g, m, attrs, names_logs, titles, &self.window[0], nw,
+                            self.names_log_n, False, self.classes)
+            for k in range(NAME_COUNTS):
+                x[col + k] = inside[self.name_counts_at[k]]
+            col += NAME_COUNTS
+            for k in range(NAME_RATES):
+                occurrences[k] = exp(<double>inside[self.name_rates_at[k]])
+            # L0 ends, R0 begins, L0 begins, R0 ends, L1 L0 ends, R0 R1 begins
+            found[0] = q.ends[s + g]
+            found[1] = q.begins[s + g + 1]
+            found[2] = q.begins[s + g]
+            found[3] = q.ends[s + g + 1]
+            found[4] = self.name_count(w, s + g - 1, s + g + 1, False, True) if g > 0 else NAN
+            found[5] = (self.name_count(w, s + g + 1, s + g + 3, True, False) if g + 2 < m
+                        else NAN)
+            x[col] = <float>((found[0] + 0.5) / occurrences[0])
+            x[col + 1] = <float>((found[1] + 0.5) / occurrences[1])
+            x[col + 2] = <float>((found[2] + 0.5) / occurrences[0])
+            x[col + 3] = <float>((found[3] + 0.5) / occurrences[1])
+            x[col + 4] = <float>((found[4] + 0.5) / occurrences[2])
+            x[col + 5] = <float>((found[5] + 0.5) / occurrences[3])
+            col += 6
+        if self.pair_counts:
+            if g + 2 < m:
+                x[col] = <float>log1p(<double>self.pair_count(w, s + g, s + g + 2))
+            if g >= 1:
+                x[col + 1] = <float>log1p(<double>self.pair_count(w, s + g - 1, s + g + 1))
+            col += 2
+        if self.dimensions:
+            self.vector(q.vector_rows[s + g], x + col)
+            self.vector(q.vector_rows[s + g + 1], x + col + self.dimensions)
+            col += 2 * self.dimensions
+        if q.kind >= 0:
+            x[col] = q.kind
+            col += 1
+        if self.has_lexicon:
+            self.lexicon_columns(self.left_words.find_words(w, s + g, s + g + 1),
+                                 self.left_stats, x + col)
+            self.lexicon_columns(self.right_words.find_words(w, s + g + 1, s + g + 2),
+                                 self.right_stats, x + col + 2)
+            self.lexicon_columns(self.word_pairs.find_words(w, s + g, s + g + 2),
+                                 self.pair_stats, x + col + 4)
 
     cdef void lexicon_columns(self, int64_t e, const double[:, ::1] stats,
                               float* out) noexcept:
@@ -727,9 +1028,8 @@ cdef class JointKernel:
             return 0
         return value
 
-    cdef void vector(self, Words* w, Py_ssize_t i, float* out) noexcept:
-        """Word ``i``'s vector (the table's last row, zeros, if it has none)."""
-        cdef int64_t e = self.vocabulary.find_words(w, i, i + 1)
+    cdef void vector(self, int64_t e, float* out) noexcept:
+        """The vector of vocabulary entry ``e`` (-1: the table's last row, zeros)."""
         cdef Py_ssize_t d
         if e < 0:
             e = self.vectors.shape[0] - 1
@@ -738,50 +1038,33 @@ cdef class JointKernel:
 
     # -- candidates --------------------------------------------------------------------
 
-    cdef Py_ssize_t decide(self, tuple words, Words* w, Py_ssize_t window, uint8_t* bits,
-                           float* scores) except -1:
-        """The ``window`` candidates the joint scorers choose among (break bits, one row of
-        n - 1 each, most probable first) and their scores; returns how many there are."""
-        cdef Py_ssize_t n = w.n, gaps = n - 1, g, a, b, c, total = 1 << (n - 1), kept, r
-        cdef double logs[MAX_CELLS]
-        cdef uint8_t titles[MAX_CELLS]
-        cdef double attrs[MAX_WORDS * ATTRS]
-        cdef float p32[MAX_GAPS]
-        cdef double one_bit[MAX_GAPS]
-        cdef double zero_bit[MAX_GAPS]
-        cdef double terms[MAX_GAPS]
-        cdef double word_log[MAX_WORDS + 1]
-        cdef Py_ssize_t width = CANDIDATE_COLUMNS + (self.domain is not None or self.kind >= 0)
-        cdef float* rows
-        cdef float* row
-        cdef float* extra
-        cdef Spans spans
-        cdef double pg, best_log_p, best_sum_log, best_phrase, best_naive, v
-        cdef Ranked* chosen
-        cdef double rest[HALF_CANDIDATES]
-        cdef double log_p[MAX_CANDIDATES]
-        cdef double candidate[4]
-        cdef float key
-        cdef float kind = self.kind
+    cdef int open_spans(self, Query* q, Words* w, Spans* spans) except -1:
+        """What the candidates' features read of each span of 2 words or more."""
+        cdef Py_ssize_t n = q.n, cells = n * (n + 1), a, b, c
         cdef int64_t e
-        if kind < 0 and self.domain is not None:
-            kind = self.domain.probability(words, w)
-        self.gap_probabilities(words, w, kind, logs, titles, attrs, p32)
-        for g in range(gaps):
-            pg = min(max(<double>p32[g], 1e-6), 1 - 1e-6)
-            one_bit[g] = log(pg)
-            zero_bit[g] = log1p(-pg)
-        # per span of 2+ words: what the candidates' features sum
+        cdef double* word_log
+        cdef double* block = <double*>malloc(cells * (5 * sizeof(double) + 2)
+                                             + (n + 1) * sizeof(double))
+        if block == NULL:
+            raise MemoryError()
+        spans.log_count = block
+        spans.counted_log = block + cells
+        spans.filled = block + 2 * cells
+        spans.naive = block + 3 * cells
+        spans.cohesion = block + 4 * cells
+        word_log = block + 5 * cells
+        spans.seen = <uint8_t*>(word_log + n + 1)
+        spans.title = spans.seen + cells
         word_log[0] = 0.0
         for a in range(n):
-            word_log[a + 1] = word_log[a] + logs[a * (n + 1) + a + 1]
+            word_log[a + 1] = word_log[a] + q.logs[a * (n + 1) + a + 1]
         for a in range(n):
             for b in range(a + 2, n + 1):
                 c = a * (n + 1) + b
-                spans.log_count[c] = logs[c] if b - a <= MAX_SPAN else 0.0
+                spans.log_count[c] = q.logs[c] if b - a <= MAX_SPAN else 0.0
                 spans.counted_log[c] = spans.log_count[c]  # (0 past MAX_SPAN words)
-                spans.title[c] = titles[c]
-                e = self.phrases.find_words(w, a, b)
+                spans.title[c] = q.titles[c]
+                e = self.phrases.find_words(w, a, b) if b - a <= self.longest_phrase else -1
                 spans.seen[c] = e >= 0
                 spans.filled[c] = self.rates[e] if e >= 0 else 0.5
                 if b - a <= MAX_SPAN and spans.log_count[c] > 0:
@@ -791,25 +1074,67 @@ cdef class JointKernel:
                 else:
                     spans.naive[c] = 0.0
                     spans.cohesion[c] = 0.0
+        return 0
+
+    cdef Py_ssize_t decide(self, tuple words, Words* w, Py_ssize_t window, uint8_t* bits,
+                           float* scores) except -1:
+        """The ``window`` candidates the joint scorers choose among (break bits, one row of
+        n - 1 each, most probable first) and their scores; returns how many there are."""
+        cdef Query q
+        cdef Spans spans
+        cdef Py_ssize_t n = w.n, kept = 0
+        cdef float* p32 = <float*>malloc((n - 1) * sizeof(float))
+        if p32 == NULL:
+            raise MemoryError()
+        spans.log_count = NULL
+        q.logs = NULL
+        try:
+            self.open_query(words, w, &q)
+            self.gap_probabilities(&q, w, p32)
+            self.open_spans(&q, w, &spans)
+            if n <= MAX_WORDS:
+                kept = self.every_candidate(&q, &spans, p32, window, bits, scores)
+            else:
+                kept = self.likely_candidates(&q, &spans, p32, window, bits, scores)
+        finally:
+            free(p32)
+            free(q.logs)
+            free(spans.log_count)
+        return kept
+
+    cdef Py_ssize_t every_candidate(self, Query* q, Spans* spans, const float* p32,
+                                    Py_ssize_t window, uint8_t* bits,
+                                    float* scores) except -1:
+        """:meth:`decide` for up to :data:`MAX_WORDS` words: every candidate ranked."""
+        cdef Py_ssize_t n = q.n, gaps = n - 1, g, c, total = 1 << (n - 1), kept, r
+        cdef double one_bit[MAX_GAPS]
+        cdef double zero_bit[MAX_GAPS]
+        cdef double terms[MAX_GAPS]
+        cdef double rest[HALF_CANDIDATES]
+        cdef double log_p[MAX_CANDIDATES]
+        cdef double pg, best[4]
+        cdef float key
+        cdef Ranked* chosen
+        cdef uint64_t* masks
+        for g in range(gaps):
+            pg = min(max(<double>p32[g], 1e-6), 1 - 1e-6)
+            one_bit[g] = log(pg)
+            zero_bit[g] = log1p(-pg)
         # the best of all candidates under each measure, without enumerating them: log p
         # takes the better side of every gap; the sums over segments are dynamic programs
         # adding left to right, as the candidates' own sums do (so the best candidate's
         # difference to the best is exactly 0, as in the Python path)
         for g in range(gaps):
             terms[g] = max(one_bit[g], zero_bit[g])
-        best_log_p = terms[0] + pairwise_f64(&terms[1], gaps - 1)
-        best_sum_log = best_segment_sum(n, spans.counted_log, True)
-        best_phrase = best_segment_sum(n, spans.filled, False)
-        best_naive = best_segment_sum(n, spans.naive, False)
-        best_naive = max(0.0, log(best_naive)) if best_naive > 0 else 0.0
-        chosen = <Ranked*>malloc(window * sizeof(Ranked))
-        rows = <float*>malloc(window * width * sizeof(float))
-        extra = <float*>malloc(window * sizeof(float))
-        if chosen == NULL or rows == NULL or extra == NULL:
-            free(chosen)
-            free(rows)
-            free(extra)
+        best[0] = terms[0] + pairwise_f64(&terms[1], gaps - 1)
+        best[1] = best_segment_sum(n, spans.counted_log, True)
+        best[2] = best_segment_sum(n, spans.filled, False)
+        best[3] = best_segment_sum(n, spans.naive, False)
+        best[3] = max(0.0, log(best[3])) if best[3] > 0 else 0.0
+        chosen = <Ranked*>malloc(window * (sizeof(Ranked) + sizeof(uint64_t)))
+        if chosen == NULL:
             raise MemoryError()
+        masks = <uint64_t*>(chosen + window)
         try:
             # the window most probable candidates the title rule allows, ordered as a stable
             # sort of all of them by their float32 log-probability (ties: the lower index)
@@ -819,7 +1144,7 @@ cdef class JointKernel:
                 key = -<float>log_p[c]
                 if kept == window and key >= chosen[kept - 1].key:
                     continue
-                if not self.allowed(c, n, titles):
+                if not self.allowed(c, n, q.titles):
                     continue
                 r = kept if kept < window else window - 1
                 while r > 0 and chosen[r - 1].key > key:
@@ -829,28 +1154,108 @@ cdef class JointKernel:
                 chosen[r].index = <int32_t>c
                 kept = min(kept + 1, window)
             for r in range(kept):
-                c = chosen[r].index
+                masks[r] = <uint64_t>chosen[r].index
+            return self.score(q, spans, masks, kept, one_bit, zero_bit, best, bits, scores)
+        finally:
+            free(chosen)
+
+    cdef Py_ssize_t score(self, Query* q, Spans* spans, const uint64_t* masks,
+                          Py_ssize_t kept, const double* one_bit, const double* zero_bit,
+                          const double* best, uint8_t* bits, float* scores) except -1:
+        """The candidates' features (``best``: the best log p, sum of log counts, sum of
+        phrase rates and naive log score they are compared with) and joint scores."""
+        cdef Py_ssize_t n = q.n, gaps = n - 1, g, r
+        cdef Py_ssize_t width = CANDIDATE_COLUMNS + (q.kind >= 0)
+        cdef double measures[4]
+        cdef float* row
+        cdef float* rows = <float*>malloc(kept * (width + 1) * sizeof(float) + 1)
+        cdef float* extra
+        if rows == NULL:
+            raise MemoryError()
+        extra = rows + kept * width
+        try:
+            for r in range(kept):
                 for g in range(gaps):
-                    bits[r * gaps + g] = (c >> g) & 1
-                candidate[0] = log_p[c]
-                self.span_sums(c, n, &spans, &candidate[1])
+                    bits[r * gaps + g] = (masks[r] >> g) & 1
+                measures[0] = self.log_p(masks[r], gaps, one_bit, zero_bit)
+                self.span_sums(masks[r], n, spans, &measures[1])
                 row = rows + r * width
-                self.candidate_row(c, n, &spans, attrs, candidate, best_log_p, best_sum_log,
-                                   best_phrase, best_naive, one_bit, zero_bit, row)
+                self.candidate_row(masks[r], n, spans, q.attrs, measures, best, one_bit,
+                                   zero_bit, row)
                 if width > CANDIDATE_COLUMNS:
-                    row[CANDIDATE_COLUMNS] = kind
+                    row[CANDIDATE_COLUMNS] = q.kind
             tree_outputs(&self.joint_trees, rows, kept, width, scores)
             if self.has_ranker:
                 tree_outputs(&self.ranker_trees, rows, kept, width, extra)
                 for r in range(kept):
                     scores[r] = scores[r] + extra[r]
-            return kept
         finally:
-            free(chosen)
             free(rows)
-            free(extra)
+        return kept
 
-    cdef bint allowed(self, Py_ssize_t c, Py_ssize_t n, const uint8_t* titles) noexcept:
+    cdef double log_p(self, uint64_t c, Py_ssize_t gaps, const double* one_bit,
+                      const double* zero_bit) noexcept:
+        """Candidate ``c``'s log-probability, summed as numpy sums it."""
+        cdef double terms[MAX_LONG_WORDS]
+        cdef Py_ssize_t g
+        for g in range(gaps):
+            terms[g] = one_bit[g] if (c >> g) & 1 else zero_bit[g]
+        return terms[0] + pairwise_f64(&terms[1], gaps - 1)
+
+    cdef Py_ssize_t likely_candidates(self, Query* q, Spans* spans, const float* p32,
+                                      Py_ssize_t window, uint8_t* bits,
+                                      float* scores) except -1:
+        """:meth:`decide` for a longer query, as ``BreakModel._joint_scores`` decides it:
+        the k-best of the gap model (the title rule's ``_SEARCHED`` beyond), then the
+        candidates compared with the best of them and of three dynamic programs."""
+        cdef Py_ssize_t n = q.n, gaps = n - 1, g, r, kept = 0, found
+        cdef Py_ssize_t searched = window + SEARCHED
+        cdef uint64_t split = (<uint64_t>1 << gaps) - 1 if gaps < 64 else ~(<uint64_t>0)
+        cdef uint64_t* masks = <uint64_t*>malloc((searched + window + 4) * sizeof(uint64_t))
+        cdef uint64_t* ranked
+        cdef double best[4]
+        cdef double measures[4]
+        cdef bint has_split = False
+        if masks == NULL:
+            raise MemoryError()
+        ranked = masks + window + 4
+        # the gap model's log-probabilities as numpy computes them (the k-best's order is
+        # decided on them, to the last bit)
+        p = np.empty(gaps, dtype=np.float32)
+        cdef float[::1] pv = p
+        for g in range(gaps):
+            pv[g] = p32[g]
+        p = np.clip(p.astype(np.float64), 1e-6, 1 - 1e-6)
+        cdef const double[::1] one_bit = np.log(p)
+        cdef const double[::1] zero_bit = np.log1p(-p)
+        try:
+            found = kbest_gaps(&one_bit[0], &zero_bit[0], gaps, searched, ranked)
+            for r in range(found):
+                if kept == window:
+                    break
+                if self.allowed(ranked[r], n, q.titles):
+                    masks[kept] = ranked[r]
+                    has_split = has_split or ranked[r] == split
+                    kept += 1
+            if self.title_only_from and kept < window and not has_split:
+                masks[kept] = split  # splitting every word: always allowed
+                kept += 1
+            # the best of these and of the dynamic programs, under each measure
+            masks[kept] = best_breaks(n, spans.counted_log, MAX_SPAN, False)
+            reach = max(self.longest_phrase, 2)
+            masks[kept + 1] = best_breaks(n, spans.filled, reach, True)
+            masks[kept + 2] = best_breaks(n, spans.naive, MAX_SPAN, False)
+            for r in range(kept + 3):
+                measures[0] = self.log_p(masks[r], gaps, &one_bit[0], &zero_bit[0])
+                self.span_sums(masks[r], n, spans, &measures[1])
+                for g in range(4):
+                    best[g] = measures[g] if r == 0 else max(best[g], measures[g])
+            return self.score(q, spans, masks, kept, &one_bit[0], &zero_bit[0], best, bits,
+                              scores)
+        finally:
+            free(masks)
+
+    cdef bint allowed(self, uint64_t c, Py_ssize_t n, const uint8_t* titles) noexcept:
         """Whether candidate ``c`` keeps the title rule: no segment of ``title_only_from``
         words or more that is not a title."""
         cdef Py_ssize_t limit = self.title_only_from, start = 0, g
@@ -863,7 +1268,7 @@ cdef class JointKernel:
                 start = g + 1
         return True
 
-    cdef void span_sums(self, Py_ssize_t c, Py_ssize_t n, Spans* spans,
+    cdef void span_sums(self, uint64_t c, Py_ssize_t n, Spans* spans,
                         double* out) noexcept:
         """Candidate ``c``'s sum of log counts, of phrase rates and its naive log score."""
         cdef Py_ssize_t start = 0, g, cell
@@ -881,9 +1286,8 @@ cdef class JointKernel:
         out[1] = phrase
         out[2] = log(naive) if naive > 0 else 0.0
 
-    cdef void candidate_row(self, Py_ssize_t c, Py_ssize_t n, Spans* spans,
-                            const double* attrs, const double* measures, double best_log_p,
-                            double best_sum_log, double best_phrase, double best_naive,
+    cdef void candidate_row(self, uint64_t c, Py_ssize_t n, Spans* spans,
+                            const double* attrs, const double* measures, const double* best,
                             const double* one_bit, const double* zero_bit,
                             float* row) noexcept:
         """The :data:`~qseg.segmenters.joint.CANDIDATE_FEATURES` of candidate ``c``."""
@@ -943,11 +1347,11 @@ cdef class JointKernel:
         row[14] = <float>min_rate if any_multi else NAN
         row[15] = <float>measures[2]
         row[16] = <float>seen
-        row[17] = <float>(measures[0] - best_log_p)
-        row[18] = <float>(measures[1] - best_sum_log)
-        row[19] = <float>(measures[2] - best_phrase)
+        row[17] = <float>(measures[0] - best[0])
+        row[18] = <float>(measures[1] - best[1])
+        row[19] = <float>(measures[2] - best[2])
         row[20] = <float>measures[3]
-        row[21] = <float>(measures[3] - best_naive)
+        row[21] = <float>(measures[3] - best[3])
         row[22] = <float>cohesion_sum
         row[23] = <float>min_cohesion if counted else NAN
         for g in range(TAG_COLUMNS):
@@ -956,37 +1360,51 @@ cdef class JointKernel:
     # -- entry points ------------------------------------------------------------------
 
     def breaks(self, tuple words):
-        """The chosen break bits of a query of 2 to :data:`MAX_WORDS` normalized words."""
+        """The chosen break bits of a query of 2 to :data:`MAX_LONG_WORDS` normalized
+        words."""
         cdef Words w
-        cdef uint8_t bits[MAX_CANDIDATES * MAX_GAPS]
-        cdef float scores[MAX_CANDIDATES]
         cdef Py_ssize_t n = len(words), kept, best = 0, i
+        cdef Py_ssize_t window = self.max_candidates
+        cdef float stack_scores[64]
+        cdef float* scores = stack_scores
         cdef object bit
-        if not 2 <= n <= MAX_WORDS:
-            raise ValueError(f"the compiled path takes 2 to {MAX_WORDS} words, not {n}")
-        words_open(&w, words)
+        if not 2 <= n <= MAX_LONG_WORDS:
+            raise ValueError(f"the compiled path takes 2 to {MAX_LONG_WORDS} words, not {n}")
+        if n <= MAX_WORDS:
+            window = min(window, 1 << (n - 1))
+        cdef uint8_t* bits = <uint8_t*>malloc(window * (n - 1) + window * sizeof(float))
+        if bits == NULL:
+            raise MemoryError()
+        if window > 64:
+            scores = <float*>(bits + window * (n - 1))
         try:
-            kept = self.decide(words, &w, self.max_candidates, bits, scores)
+            words_open(&w, words)
+            try:
+                kept = self.decide(words, &w, window, bits, scores)
+            finally:
+                words_close(&w)
+            for i in range(1, kept):
+                if scores[i] > scores[best]:
+                    best = i
+            out = PyTuple_New(n - 1)
+            for i in range(n - 1):
+                bit = ONE if bits[best * (n - 1) + i] else ZERO
+                Py_INCREF(bit)
+                PyTuple_SET_ITEM(out, i, bit)
+            return out
         finally:
-            words_close(&w)
-        for i in range(1, kept):
-            if scores[i] > scores[best]:
-                best = i
-        out = PyTuple_New(n - 1)
-        for i in range(n - 1):
-            bit = ONE if bits[best * (n - 1) + i] else ZERO
-            Py_INCREF(bit)
-            PyTuple_SET_ITEM(out, i, bit)
-        return out
+            free(bits)
 
     def candidates(self, tuple words, Py_ssize_t window):
         """The ``window`` candidates the model ranks (break bits, most probable first) and
         their joint scores, as ``BreakModel._joint_scores`` gives them."""
         cdef Words w
         cdef Py_ssize_t n = len(words), kept
-        if not 2 <= n <= MAX_WORDS:
-            raise ValueError(f"the compiled path takes 2 to {MAX_WORDS} words, not {n}")
-        window = max(1, min(window, 1 << (n - 1)))
+        if not 2 <= n <= MAX_LONG_WORDS:
+            raise ValueError(f"the compiled path takes 2 to {MAX_LONG_WORDS} words, not {n}")
+        window = max(1, window)
+        if n <= MAX_WORDS:
+            window = min(window, 1 << (n - 1))
         bits = np.zeros((window, n - 1), dtype=np.int8)
         scores = np.zeros(window, dtype=np.float32)
         cdef int8_t[:, ::1] b = bits

@@ -2,18 +2,20 @@
 
 :func:`compile_model` hands the compiled kernel (``_joint_kernel.pyx``) everything a joint
 :class:`~qseg.segmenters.break_model.BreakModel` segments with: the stores it reads, its
-trees, and hash tables made once of its word vectors' vocabulary, its lexicon and its phrase
-rates (a few tens of milliseconds when the model is first used). The kernel then decides a
-query of 2 to :data:`MAX_COMPILED_WORDS` words in one call. Models it does not cover (the
-contextual probe, linear gap models, decoding gap by gap) return ``None`` and keep the Python
-path, which stays the reference the tests compare the kernel with.
+trees (padded to complete trees, :func:`complete_trees`), and hash tables made once of its
+word vectors' vocabulary, its lexicon and its phrase rates (a few tens of milliseconds when the
+model is first used). The kernel then decides a query of 2 to :data:`MAX_COMPILED_WORDS` words
+in one call (from 13 words as the Python path does: gaps judged in windows, candidates from
+the k-best of the gap model). Models it does not cover (the contextual probe, linear gap
+models, decoding gap by gap, deeper trees) return ``None`` and keep the Python path, which
+stays the reference the tests compare the kernel with.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -26,16 +28,12 @@ from qseg.segmenters.gap_features import (
     POS_CLASSES,
     TAG_INDEX,
 )
-from qseg.segmenters.joint import MAX_JOINT_WORDS
 from qseg.segmenters.name_features import _COUNT_AT, _RATE_AT
 from qseg.segmenters.trees import TreeEnsemble
 
-if TYPE_CHECKING:
-    from qseg.segmenters.break_model import BreakModel
-
-MAX_COMPILED_WORDS = MAX_JOINT_WORDS
-"""The longest query the kernel decides; longer ones go the Python way (their gaps are judged
-in windows)."""
+MAX_COMPILED_WORDS = 64
+"""The longest query the kernel decides (its candidates are 64-bit masks); longer ones go the
+Python way."""
 
 
 MAX_TREE_DEPTH = 8
@@ -107,8 +105,9 @@ def domain_kernel(model: DomainModel) -> DomainKernel:
     return DomainKernel(model.weights, model.bias, _SEED, BITS)
 
 
-def compile_model(model: BreakModel) -> JointKernel | None:
-    """The kernel of a joint model, or ``None`` if the kernel does not cover it."""
+def compile_model(model: Any) -> JointKernel | None:
+    """The kernel of a joint model (a :class:`~qseg.segmenters.break_model.BreakModel`,
+    which imports this module), or ``None`` if the kernel does not cover it."""
     source, inputs = model.source, model.inputs
     if (
         model.joint is None
@@ -174,6 +173,7 @@ def compile_model(model: BreakModel) -> JointKernel | None:
         ranker_trees=ranker,
         phrases=KeyTable(phrases),
         rates=np.array([model.phrases[k] for k in phrases], dtype=np.float64),
+        longest_phrase=max((k.count(" ") + 1 for k in phrases), default=0),
         max_candidates=model.decoding.max_candidates,
         title_only_from=model.decoding.title_only_from,
         n_features=model.n_features,
