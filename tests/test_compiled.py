@@ -5,6 +5,7 @@ sharing one model)."""
 
 from __future__ import annotations
 
+import os
 import random
 import threading
 from dataclasses import replace
@@ -194,3 +195,95 @@ def test_models_the_kernel_does_not_cover_keep_the_python_path():
     model = kernel_model()
     assert compile_model(replace(model, joint=None)) is None
     assert replace(model, compiled=False)._kernel is None
+
+
+ASAN_RUN = """
+import importlib.util, random, sys
+from dataclasses import replace
+
+spec = importlib.util.spec_from_file_location("qseg.segmenters._joint_kernel", sys.argv[1])
+module = importlib.util.module_from_spec(spec)
+sys.modules["qseg.segmenters._joint_kernel"] = module  # the checked build, not the installed
+spec.loader.exec_module(module)
+
+import qseg
+from qseg.query import QueryError, normalize
+
+model = qseg.segmenter("default(style=auto)")
+rng = random.Random(5)
+letters = "abcdefghijklmnopqrstuvwxyz0123456789éßü東京-&'"
+known = ["new", "york", "the", "of", "tickets", "a", "ﬁle", "x²", "🙂"]
+done = 0
+for i in range(int(sys.argv[2])):
+    length = rng.choice([1, 2, 3, 5, 8, 12, 13, 20, 40, 63, 64, 65, 100, 200])
+    words = [
+        rng.choice(known) if rng.random() < 0.5 else "".join(rng.choices(letters, k=5))
+        for _ in range(length)
+    ]
+    try:
+        query = normalize(words)
+    except QueryError:
+        continue
+    got = model.segment(query)
+    one = model.models[model.kinds([query])[0]]
+    assert one._kernel is not None and type(one._kernel).__module__ == module.__name__
+    if i % 10 == 0:
+        assert got == replace(one, compiled=False).segment(query), query
+        if 2 <= len(query) <= 64:
+            one._kernel.candidates(query, rng.choice([1, 4, 50, 300]))
+    done += 1
+print("segmented", done)
+"""
+
+
+def test_the_kernel_reads_and_writes_only_its_own_memory(tmp_path):
+    """The kernel built with AddressSanitizer (every read and write of its buffers checked)
+    segments random queries of 1 to 200 words, every tenth compared with the Python path."""
+    import shutil
+    import subprocess
+    import sys
+    import sysconfig
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parents[1] / "src" / "qseg" / "segmenters"
+    translated = source / "_joint_kernel.c"
+    gcc = shutil.which("gcc")
+    found = (
+        subprocess.run(
+            [gcc or "gcc", "-print-file-name=libasan.so"], capture_output=True, text=True
+        ).stdout.strip()
+        if gcc
+        else ""
+    )
+    if not translated.exists() or not gcc or not Path(found).is_file():
+        pytest.skip(
+            "needs gcc with AddressSanitizer (libasan) and the kernel's translated C source "
+            f"({translated}, written by an in-place build: pip install -e .)"
+        )
+    built = tmp_path / "_joint_kernel.so"
+    subprocess.run(
+        [
+            gcc,
+            "-shared",
+            "-fPIC",
+            "-O1",
+            "-g",
+            "-fsanitize=address",
+            "-fno-omit-frame-pointer",
+            f"-I{sysconfig.get_paths()['include']}",
+            f"-I{source}",
+            str(translated),
+            "-o",
+            str(built),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    script = tmp_path / "run.py"
+    script.write_text(ASAN_RUN, encoding="utf-8")
+    env = {**os.environ, "LD_PRELOAD": str(Path(found).resolve()), "ASAN_OPTIONS": "detect_leaks=0"}
+    result = subprocess.run(
+        [sys.executable, str(script), str(built), "1500"], capture_output=True, text=True, env=env
+    )
+    assert result.returncode == 0 and "AddressSanitizer" not in result.stderr, result.stderr[-3000:]
+    assert result.stdout.startswith("segmented ")

@@ -141,33 +141,46 @@ cdef class KeyTable:
     cdef readonly Py_ssize_t size
 
     def __init__(self, keys):
-        from qseg.resources._store import hash_keys
-
-        encoded = [key.encode("utf-8") for key in keys]
-        self.size = len(encoded)
-        self.data = b"".join(encoded)
+        # the keys' UTF-8 bytes one after the other, each followed by a line break (a key of
+        # words joined by spaces holds none); hashed and placed here, without a Python object
+        # per key
+        self.size = len(keys)
+        self.data = ("\n".join(keys) + "\n").encode("utf-8") if self.size else b""
         self.bytes_ptr = <const uint8_t*>self.data
+        cdef Py_ssize_t i, k = 0, length = len(self.data)
         offsets = np.zeros(self.size + 1, dtype=np.int64)
-        offsets[1:] = np.cumsum([len(e) for e in encoded], dtype=np.int64)
+        cdef int64_t[::1] starts = offsets
+        for i in range(length):
+            if self.bytes_ptr[i] == 10:
+                k += 1
+                if k > self.size:
+                    break
+                starts[k] = i + 1
+        if k != self.size:
+            raise ValueError("a key holds a line break")
         self.offsets = offsets
-        self.hashes = hash_keys(list(keys), 0)
+        self.hashes = np.empty(self.size, dtype=np.uint64)
+        for i in range(self.size):
+            self.hashes[i] = fmix64(fnv_feed(fnv_start(0), self.bytes_ptr + starts[i],
+                                             starts[i + 1] - 1 - starts[i]))
         capacity = 16
         while capacity < 2 * self.size:
             capacity *= 2
         self.slots = np.full(capacity, -1, dtype=np.int64)
         self.mask = capacity - 1
-        cdef Py_ssize_t i
         cdef uint64_t j
         cdef int64_t other
+        cdef const uint8_t* key
+        cdef Py_ssize_t key_length
         for i in range(self.size):
             j = self.hashes[i] & self.mask
+            key = self.bytes_ptr + starts[i]
+            key_length = starts[i + 1] - 1 - starts[i]
             while True:
                 other = self.slots[j]
-                if other < 0:
-                    self.slots[j] = i
-                    break
-                if self.hashes[other] == self.hashes[i] and encoded[other] == encoded[i]:
-                    self.slots[j] = i
+                if other < 0 or (self.hashes[other] == self.hashes[i]
+                                 and self._same(other, &key, &key_length, 1)):
+                    self.slots[j] = i  # a key listed again: its last position
                     break
                 j = (j + 1) & self.mask
 
@@ -187,7 +200,7 @@ cdef class KeyTable:
     cdef bint _same(self, int64_t e, const uint8_t** parts, const Py_ssize_t* lengths,
                     Py_ssize_t nparts) noexcept nogil:
         cdef const uint8_t* key = self.bytes_ptr + self.offsets[e]
-        cdef int64_t remaining = self.offsets[e + 1] - self.offsets[e]
+        cdef int64_t remaining = self.offsets[e + 1] - 1 - self.offsets[e]
         cdef Py_ssize_t p
         for p in range(nparts):
             if p:

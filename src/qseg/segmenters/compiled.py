@@ -60,44 +60,34 @@ class CompleteTrees:
 
 def complete_trees(trees: TreeEnsemble) -> CompleteTrees | None:
     """``trees`` as :class:`CompleteTrees`, or ``None`` if deeper than
-    :data:`MAX_TREE_DEPTH`."""
-    left, right = trees.left.tolist(), trees.right.tolist()
+    :data:`MAX_TREE_DEPTH` (built a level at a time for all trees at once)."""
+    left, right = trees.left, trees.right
+    level = trees.roots.reshape(-1, 1).astype(np.int64)  # per tree, the nodes of a level
+    thresholds, features = [], []
     depth = 0
-    for root in trees.roots.tolist():
-        level = [root]
-        levels = 0
-        while any(left[node] >= 0 for node in level):
-            level = [
-                child for node in level if left[node] >= 0 for child in (left[node], right[node])
-            ]
-            levels += 1
-        depth = max(depth, levels)
-    if depth > MAX_TREE_DEPTH:
-        return None
-    inner = (1 << depth) - 1
+    while (left[level] >= 0).any():
+        if depth == MAX_TREE_DEPTH:
+            return None
+        split = left[level] >= 0
+        thresholds.append(np.where(split, trees.value[level], 0).astype(np.float32))
+        feature = trees.feature[level] + (trees.default_left[level] == 0) * trees.n_features
+        features.append(np.where(split, feature, 0).astype(np.uint32))
+        # a leaf above the last level stands on both sides of a dummy split
+        children = np.stack(
+            [np.where(split, left[level], level), np.where(split, right[level], level)], axis=2
+        )
+        level = children.reshape(len(level), -1)
+        depth += 1
     count = len(trees.roots)
-    thresholds = np.zeros((count, inner), dtype=np.float32)
-    features = np.zeros((count, inner), dtype=np.uint32)
-    leaves = np.zeros((count, inner + 1), dtype=np.float32)
-    feature, value, width = trees.feature.tolist(), trees.value, trees.n_features
-    missing_right = (trees.default_left == 0).tolist()
-    for t, root in enumerate(trees.roots.tolist()):
-        stack = [(root, 0, 0)]  # (node of the tree, its place, its level)
-        while stack:
-            node, place, level = stack.pop()
-            if level == depth:
-                leaves[t, place - inner] = value[node]
-                continue
-            if left[node] >= 0:
-                thresholds[t, place] = value[node]
-                features[t, place] = feature[node] + missing_right[node] * width
-                stack += [
-                    (left[node], 2 * place + 1, level + 1),
-                    (right[node], 2 * place + 2, level + 1),
-                ]
-            else:  # a leaf above the last level: the same leaf on either side
-                stack += [(node, 2 * place + 1, level + 1), (node, 2 * place + 2, level + 1)]
-    return CompleteTrees(thresholds, features, leaves, width, depth, trees.base, trees.logistic)
+    return CompleteTrees(
+        np.hstack(thresholds) if thresholds else np.zeros((count, 0), np.float32),
+        np.hstack(features) if features else np.zeros((count, 0), np.uint32),
+        np.ascontiguousarray(trees.value[level], dtype=np.float32),
+        trees.n_features,
+        depth,
+        trees.base,
+        trees.logistic,
+    )
 
 
 def domain_kernel(model: DomainModel) -> DomainKernel:
