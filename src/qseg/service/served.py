@@ -79,6 +79,8 @@ def open_served(specs: Iterable[str]) -> ServedMethods:
             raise QsegError(f"--method {name!r} is given twice")
         segmenter = open_segmenter(name)
         segmenter.segment(WARM_UP)
+        for member in getattr(segmenter, "models", {}).values():  # a routed model's kinds:
+            member.segment(WARM_UP)  # each compiled before the workers fork, shared by them
         fingerprint, metadata = _identity(name, segmenter)
         served[name] = Served(name, segmenter, fingerprint, metadata)
     return served
