@@ -363,7 +363,12 @@ class BreakModel:
         """The segmentation of each query: by the compiled kernel where it covers the model
         and the query (2 to :data:`.compiled.MAX_COMPILED_WORDS` words, no tags), else by
         the Python path."""
-        words = [normalize(q) for q in queries]
+        return self._predict_words([normalize(q) for q in queries], tags)
+
+    def _predict_words(
+        self, words: Sequence[tuple[str, ...]], tags: Sequence[Sequence[str] | None] | None
+    ) -> list[Segmentation]:
+        """:meth:`predict` of queries already normalized."""
         kernel = self._kernel
         if kernel is None or (tags is not None and any(t is not None for t in tags)):
             return self._predict(words, tags)
@@ -407,12 +412,16 @@ class BreakModel:
     def segment(self, query: Query, tags: Sequence[str] | None = None) -> Segmentation:
         """The segmentation of one query (with its part-of-speech tags, if the model uses
         them and they are known)."""
+        return self._segment_words(normalize(query), tags)
+
+    def _segment_words(
+        self, words: tuple[str, ...], tags: Sequence[str] | None = None
+    ) -> Segmentation:
+        """:meth:`segment` of a query already normalized: the hot path of a search request."""
         kernel = self._kernel
-        if kernel is not None and tags is None:  # the hot path of a search request
-            words = normalize(query)
-            if 2 <= len(words) <= MAX_COMPILED_WORDS:
-                return Segmentation._trusted(words, kernel.breaks(words))
-        return self.predict([query], None if tags is None else [tags])[0]
+        if kernel is not None and tags is None and 2 <= len(words) <= MAX_COMPILED_WORDS:
+            return Segmentation._trusted(words, kernel.breaks(words))
+        return self._predict_words([words], None if tags is None else [tags])[0]
 
     def segment_many(
         self,
@@ -423,7 +432,7 @@ class BreakModel:
     ) -> Iterator[Segmentation]:
         """Segment queries in batches of :data:`.records.BATCH` (a query's tags may be None;
         ``errors`` as in :meth:`~qseg.segmenters.base.Segmenter.segment_many`)."""
-        return in_batches(self.predict, queries, tags, errors)
+        return in_batches(self._predict_words, queries, tags, errors)
 
     def rank(
         self, query: Query, k: int, tags: Sequence[str] | None = None
@@ -499,8 +508,8 @@ def in_batches(
     tags: Iterable[Sequence[str] | None] | None,
     errors: Errors,
 ) -> Iterator[Segmentation]:
-    """``predict`` on the queries (with their tags, if given) in batches of
-    :data:`.records.BATCH`, each item checked as ``errors`` says."""
+    """``predict`` (of normalized words) on the queries (with their tags, if given) in batches
+    of :data:`.records.BATCH`, each item checked and normalized as ``errors`` says."""
     good = checked(_with_tags(queries, tags), errors, lambda pair: pair[0])
     while batch := list(islice(good, BATCH)):
         words = [w for _, w in batch]

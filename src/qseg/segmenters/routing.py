@@ -126,12 +126,18 @@ class RoutedModel:
         tags: Sequence[Sequence[str] | None] | None = None,
     ) -> list[Segmentation]:
         """The segmentation of each query, by the model of its kind."""
-        words = [normalize(q) for q in queries]
+        return self._predict_words([normalize(q) for q in queries], tags)
+
+    def _predict_words(
+        self, words: Sequence[tuple[str, ...]], tags: Sequence[Sequence[str] | None] | None
+    ) -> list[Segmentation]:
+        """:meth:`predict` of queries already normalized."""
         out: list[Segmentation | None] = [None] * len(words)
         for model, where in self._routed(words):
             picked = [words[i] for i in where]
             picked_tags = [tags[i] for i in where] if tags is not None else None
-            for i, segmentation in zip(where, model.predict(picked, picked_tags), strict=True):
+            found = model._predict_words(picked, picked_tags)
+            for i, segmentation in zip(where, found, strict=True):
                 out[i] = segmentation
         return out  # type: ignore[return-value]  # every position was routed
 
@@ -153,7 +159,7 @@ class RoutedModel:
     def segment(self, query: Query, tags: Sequence[str] | None = None) -> Segmentation:
         words = normalize(query)
         (kind,) = self._kinds([words])
-        return self.models[kind].segment(words, tags)
+        return self.models[kind]._segment_words(words, tags)
 
     def segment_many(
         self,
@@ -164,7 +170,7 @@ class RoutedModel:
     ) -> Iterator[Segmentation]:
         """Segment queries in batches of :data:`.records.BATCH` (``errors`` as in
         :meth:`~qseg.segmenters.base.Segmenter.segment_many`)."""
-        return in_batches(self.predict, queries, tags, errors)
+        return in_batches(self._predict_words, queries, tags, errors)
 
     def rank(
         self, query: Query, k: int, tags: Sequence[str] | None = None
