@@ -16,6 +16,7 @@ import pytest
 from conftest import SHARED
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from qseg.segmenters._joint_kernel import numpy_sum
 
 import qseg
 from qseg.corpora import ir
@@ -181,6 +182,19 @@ def test_threads_share_one_model():
     for thread in threads:
         thread.join()
     assert all(results[i] == expected for i in range(8))
+
+
+def test_the_kernel_sums_as_numpy_does():
+    """The query-kind model's float32 margin is summed in numpy's order to the bit (one bit
+    off would send a tree the other way); a log-probability, summed in float64, agrees with
+    numpy's at the float32 the features take."""
+    rng = np.random.default_rng(4)
+    for length in [*range(1, 64), 127, 128, 129, 300, 1000]:
+        for _ in range(5):
+            x = (rng.standard_normal(length) * rng.uniform(0.01, 100, length)).astype(np.float32)
+            assert numpy_sum(x) == np.add.reduceat(x, [0])[0], length
+            logs = np.log(rng.uniform(1e-6, 1, (1, 2, length)))  # as joint's log_bits
+            assert np.float32(numpy_sum(logs[0, 0])) == np.float32(logs.sum(axis=2)[0, 0])
 
 
 def test_complete_trees_walk_to_the_same_leaves():

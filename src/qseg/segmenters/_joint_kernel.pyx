@@ -61,10 +61,16 @@ cdef object ONE = 1
 
 # -- numpy's summation orders ---------------------------------------------------------------
 
-cdef float pairwise_f32(const float* x, Py_ssize_t n) noexcept nogil:
-    """numpy's pairwise sum of float32 values (blocks of 8 up to 128, halves beyond)."""
-    cdef float r[8]
-    cdef float res
+ctypedef fused real:
+    float
+    double
+
+
+cdef real pairwise(const real* x, Py_ssize_t n) noexcept nogil:
+    """numpy's pairwise sum (blocks of 8 up to 128 values, halves beyond), in the values'
+    own precision."""
+    cdef real r[8]
+    cdef real res
     cdef Py_ssize_t i, j, half
     if n < 8:
         res = -0.0
@@ -86,43 +92,15 @@ cdef float pairwise_f32(const float* x, Py_ssize_t n) noexcept nogil:
         return res
     half = n // 2
     half -= half % 8
-    return pairwise_f32(x, half) + pairwise_f32(x + half, n - half)
+    return pairwise(x, half) + pairwise(x + half, n - half)
 
 
-cdef double pairwise_f64(const double* x, Py_ssize_t n) noexcept nogil:
-    """numpy's pairwise sum of float64 values (as :func:`pairwise_f32`)."""
-    cdef double r[8]
-    cdef double res
-    cdef Py_ssize_t i, j, half
-    if n < 8:
-        res = -0.0
-        for i in range(n):
-            res = res + x[i]
-        return res
-    if n <= 128:
-        for j in range(8):
-            r[j] = x[j]
-        i = 8
-        while i < n - (n % 8):
-            for j in range(8):
-                r[j] = r[j] + x[i + j]
-            i += 8
-        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-        while i < n:
-            res = res + x[i]
-            i += 1
-        return res
-    half = n // 2
-    half -= half % 8
-    return pairwise_f64(x, half) + pairwise_f64(x + half, n - half)
-
-
-def numpy_sum_f32(const float[::1] x):
-    """``np.add.reduce`` of a float32 vector as numpy orders it (the first value, then the
-    pairwise sum of the rest), for the tests."""
+def numpy_sum(const real[::1] x):
+    """A vector's sum as the kernel adds: the first value, then the pairwise sum of the rest,
+    which is ``np.add.reduceat``'s order (the query-kind model's margin, to the bit)."""
     if x.shape[0] == 0:
         return 0.0
-    return x[0] + pairwise_f32(&x[1], x.shape[0] - 1)
+    return x[0] + pairwise(&x[1], x.shape[0] - 1)
 
 
 # -- keys -> entries ------------------------------------------------------------------------
@@ -399,7 +377,7 @@ cdef class DomainKernel:
             norm = sqrt(squares)
             for j in range(unique):
                 products[j] = self.weights[keys[j]] * <float>(<double>products[j] / norm)
-            m = products[0] + pairwise_f32(&products[1], unique - 1) if unique else 0
+            m = products[0] + pairwise(&products[1], unique - 1) if unique else 0
             m = m + self.bias
             margin = m
             return <float>(1.0 / (1.0 + exp(-margin)))
@@ -453,10 +431,13 @@ cdef inline double pick(const double* one_bit, const double* zero_bit, bint brok
 cdef void every_log_p(Py_ssize_t gaps, const double* one_bit, const double* zero_bit,
                       double* rest, double* out) noexcept nogil:
     """Every candidate's log-probability (candidate c breaks gap g iff bit g of c is set), each
-    summed as numpy sums a candidate's row: its first gap plus the pairwise sum of the others
-    (sequential below 8 of them; from 8, eight accumulators combined as a tree, then the
-    remainder in turn). Sums shared between candidates are computed once: about two
-    additions a candidate instead of one a gap. ``rest`` holds 2^(gaps - 1) values."""
+    summed as :func:`pairwise` sums (its first gap plus the pairwise sum of the others:
+    sequential below 8 of them; from 8, eight accumulators combined as a tree, then the
+    remainder in turn). numpy's sum over the rows of the Python path's array may differ in the
+    last bits of a float64; the features and the ranking take the float32 of it, where the two
+    agree (the tests compare the paths query by query). Sums shared between candidates are
+    computed once: about two additions a candidate instead of one a gap. ``rest`` holds
+    2^(gaps - 1) values."""
     cdef Py_ssize_t r = gaps - 1, k, m, half, c
     cdef double pairs[4][4]
     cdef double quads[2][16]
@@ -1139,7 +1120,7 @@ cdef class JointKernel:
         # difference to the best is exactly 0, as in the Python path)
         for g in range(gaps):
             terms[g] = max(one_bit[g], zero_bit[g])
-        best[0] = terms[0] + pairwise_f64(&terms[1], gaps - 1)
+        best[0] = terms[0] + pairwise(&terms[1], gaps - 1)
         best[1] = best_segment_sum(n, spans.counted_log, True)
         best[2] = best_segment_sum(n, spans.filled, False)
         best[3] = best_segment_sum(n, spans.naive, False)
@@ -1213,7 +1194,7 @@ cdef class JointKernel:
         cdef Py_ssize_t g
         for g in range(gaps):
             terms[g] = one_bit[g] if (c >> g) & 1 else zero_bit[g]
-        return terms[0] + pairwise_f64(&terms[1], gaps - 1)
+        return terms[0] + pairwise(&terms[1], gaps - 1)
 
     cdef Py_ssize_t likely_candidates(self, Query* q, Spans* spans, const float* p32,
                                       Py_ssize_t window, uint8_t* bits,
