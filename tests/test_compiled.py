@@ -16,7 +16,7 @@ import pytest
 from conftest import SHARED
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from qseg.segmenters._joint_kernel import numpy_sum
+from qseg.segmenters._joint_kernel import KeyTable, numpy_sum
 
 import qseg
 from qseg.corpora import ir
@@ -195,6 +195,21 @@ def test_the_kernel_sums_as_numpy_does():
             assert numpy_sum(x) == np.add.reduceat(x, [0])[0], length
             logs = np.log(rng.uniform(1e-6, 1, (1, 2, length)))  # as joint's log_bits
             assert np.float32(numpy_sum(logs[0, 0])) == np.float32(logs.sum(axis=2)[0, 0])
+
+
+def test_key_tables_find_what_a_dict_finds():
+    rng = random.Random(2)
+    keys = [
+        " ".join(rng.choices(["new", "york", "東京", "ﬁle", "a"], k=rng.randint(1, 4)))
+        for _ in range(3_000)
+    ]
+    table, expected = KeyTable(keys), {key: i for i, key in enumerate(keys)}  # the last wins
+    assert table.size == len(keys)
+    assert all(table.get(key) == i for key, i in expected.items())
+    assert table.get("new yorkk") == table.get("") == table.get("york new york new york") == -1
+    assert KeyTable([]).get("new") == -1
+    with pytest.raises(ValueError, match="line break"):
+        KeyTable(["new\nyork"])
 
 
 def test_complete_trees_walk_to_the_same_leaves():

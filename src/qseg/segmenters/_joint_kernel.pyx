@@ -105,12 +105,18 @@ def numpy_sum(const real[::1] x):
 
 # -- keys -> entries ------------------------------------------------------------------------
 
+cdef uint64_t EMPTY = 0xFFFFFFFFFFFFFFFF  # a free slot (no position has 32 bits set)
+cdef uint64_t LOW32 = 0xFFFFFFFF
+
+
 cdef class KeyTable:
     """An open-addressing table from keys (words joined by single spaces) to their position
     in the list it was made from (a key listed twice: its last position, as a dict keeps).
-    Lookups hash the words' UTF-8 bytes as the stores do, without building the string."""
+    Lookups hash the words' UTF-8 bytes as the stores do, without building the string. A slot
+    holds the key's position and the top 32 bits of its hash, so that a key that is not there
+    (most spans a query asks about) costs one read of the slots."""
 
-    cdef int64_t[::1] slots
+    cdef uint64_t[::1] slots
     cdef uint64_t[::1] hashes
     cdef int64_t[::1] offsets
     cdef bytes data
@@ -136,6 +142,8 @@ cdef class KeyTable:
                 starts[k] = i + 1
         if k != self.size:
             raise ValueError("a key holds a line break")
+        if <uint64_t>self.size >= LOW32:
+            raise ValueError("too many keys for a table")
         self.offsets = offsets
         self.hashes = np.empty(self.size, dtype=np.uint64)
         for i in range(self.size):
@@ -144,9 +152,9 @@ cdef class KeyTable:
         capacity = 16
         while capacity < 2 * self.size:
             capacity *= 2
-        self.slots = np.full(capacity, -1, dtype=np.int64)
+        self.slots = np.full(capacity, EMPTY, dtype=np.uint64)
         self.mask = capacity - 1
-        cdef uint64_t j
+        cdef uint64_t j, slot
         cdef int64_t other
         cdef const uint8_t* key
         cdef Py_ssize_t key_length
@@ -155,24 +163,27 @@ cdef class KeyTable:
             key = self.bytes_ptr + starts[i]
             key_length = starts[i + 1] - 1 - starts[i]
             while True:
-                other = self.slots[j]
-                if other < 0 or (self.hashes[other] == self.hashes[i]
-                                 and self._same(other, &key, &key_length, 1)):
-                    self.slots[j] = i  # a key listed again: its last position
-                    break
+                slot = self.slots[j]
+                other = <int64_t>(slot & LOW32)
+                if slot == EMPTY or (self.hashes[other] == self.hashes[i]
+                                     and self._same(other, &key, &key_length, 1)):
+                    self.slots[j] = (self.hashes[i] >> 32 << 32) | <uint64_t>i  # a key
+                    break  # listed again: its last position
                 j = (j + 1) & self.mask
 
     cdef int64_t find(self, uint64_t h, const uint8_t** parts, const Py_ssize_t* lengths,
                       Py_ssize_t nparts) noexcept nogil:
         """The position of the key made of ``parts`` whose hash is ``h``, or -1."""
-        cdef uint64_t j = h & self.mask
+        cdef uint64_t j = h & self.mask, slot, tag = h >> 32
         cdef int64_t e
         while True:
-            e = self.slots[j]
-            if e < 0:
+            slot = self.slots[j]
+            if slot == EMPTY:
                 return -1
-            if self.hashes[e] == h and self._same(e, parts, lengths, nparts):
-                return e
+            if slot >> 32 == tag:
+                e = <int64_t>(slot & LOW32)
+                if self.hashes[e] == h and self._same(e, parts, lengths, nparts):
+                    return e
             j = (j + 1) & self.mask
 
     cdef bint _same(self, int64_t e, const uint8_t** parts, const Py_ssize_t* lengths,
