@@ -103,8 +103,8 @@ def test_the_kernel_segments_as_the_python_path(spec):
     reference = python_path(model)
     assert all(m._kernel is None for m in members(reference))
     # every corpus query; the 20,000 generated ones for the default (router and both models),
-    # 5,000 for the others (the Python path takes 3-6 ms a long query: a sample from 13 words)
-    generated = generated_queries(20_000 if spec == MODELS[-1] else 5_000)
+    # 2,000 for the older ones (the Python path takes 3-6 ms a long query: a sample from 13 words)
+    generated = generated_queries(20_000 if spec == MODELS[-1] else 2_000)
     queries = [q for q in (*corpus_queries(), *generated) if len(q) <= 12]
     queries += [q for q in (*corpus_queries(), *generated) if len(q) > 12][:300]
     got = [s.breaks for s in model.predict(queries)]
@@ -269,7 +269,7 @@ print("segmented", done)
 
 def test_the_kernel_reads_and_writes_only_its_own_memory(tmp_path):
     """The kernel built with AddressSanitizer (every read and write of its buffers checked)
-    segments 800 random queries of 1 to 200 words, every tenth compared with the Python
+    segments 500 random queries of 1 to 200 words, every tenth compared with the Python
     path."""
     import shutil
     import subprocess
@@ -315,7 +315,7 @@ def test_the_kernel_reads_and_writes_only_its_own_memory(tmp_path):
     script.write_text(ASAN_RUN, encoding="utf-8")
     env = {**os.environ, "LD_PRELOAD": str(Path(found).resolve()), "ASAN_OPTIONS": "detect_leaks=0"}
     result = subprocess.run(
-        [sys.executable, str(script), str(built), "800"], capture_output=True, text=True, env=env
+        [sys.executable, str(script), str(built), "500"], capture_output=True, text=True, env=env
     )
     assert result.returncode == 0 and "AddressSanitizer" not in result.stderr, result.stderr[-3000:]
     assert result.stdout.startswith("segmented ")
