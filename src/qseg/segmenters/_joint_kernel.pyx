@@ -37,7 +37,6 @@ from qseg.segmenters._query_words cimport Words, words_close, words_open
 cdef enum:
     MAX_WORDS = 12  # joint.MAX_JOINT_WORDS: every candidate enumerated
     MAX_GAPS = MAX_WORDS - 1
-    MAX_CELLS = MAX_WORDS * (MAX_WORDS + 1)
     MAX_CANDIDATES = 1 << MAX_GAPS
     HALF_CANDIDATES = 1 << (MAX_GAPS - 1)
     CANDIDATE_COLUMNS = 29  # len(joint.CANDIDATE_FEATURES)
@@ -452,7 +451,7 @@ cdef void every_log_p(Py_ssize_t gaps, const double* one_bit, const double* zero
     cdef Py_ssize_t r = gaps - 1, k, m, half, c
     cdef double pairs[4][4]
     cdef double quads[2][16]
-    cdef Py_ssize_t j, a, b
+    cdef Py_ssize_t j
     if r < 8:
         rest[0] = -0.0
         for k in range(r):
