@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Annotated
 
 import pytest
 from conftest import webis_file
@@ -402,6 +403,74 @@ def test_the_client_is_a_segmenter_like_the_library(server):
 def test_binding_another_address_needs_a_token():
     result = qseg("serve", "--host", "0.0.0.0", "--method", "naive")
     assert_one_line_error(result, "give a token", "QSEG_TOKEN")
+
+
+def test_segment_answers_bad_bodies_as_fastapi_answers_them():
+    """``POST /segment`` calls its guard, its body's model and its endpoint itself (the hot
+    path skips FastAPI's solving of dependencies): every body is answered as a route that
+    FastAPI answers with the same model, error handlers and guard."""
+    from fastapi import APIRouter, Body, FastAPI
+    from fastapi.testclient import TestClient
+
+    from qseg.service.app import create_app
+    from qseg.service.bodies import JsonRoute
+    from qseg.service.dependencies import GUARDS
+    from qseg.service.errors import install_handlers
+    from qseg.service.schemas import request_model
+    from qseg.service.settings import load_settings
+
+    settings = load_settings(methods=("naive",), max_batch=3)
+    model = request_model(["naive"], settings)
+    reference = FastAPI()
+    reference.state.settings = settings
+    reference.state.service = create_app(settings).state.service
+    router = APIRouter(route_class=JsonRoute, dependencies=GUARDS)
+
+    def segment(body: object) -> dict[str, str]:
+        return {"taken": "yes"}
+
+    # this module's annotations are strings; FastAPI needs the model itself
+    segment.__annotations__ = {"body": Annotated[model, Body()], "return": dict[str, str]}
+    router.add_api_route("/segment", segment, methods=["POST"])
+    reference.include_router(router)
+    install_handlers(reference)
+    bodies = [
+        b"",
+        b"null",
+        b"[]",
+        b"{",
+        b"\xff",
+        b'{"queries": []}',
+        b'{"queries": "a"}',
+        b'{"queries": ["a\\u0001b"]}',
+        b'{"queries": ["a", "b", "c", "d"]}',
+        b'{"queries": ["a"], "k": 0}',
+        b'{"queries": ["a"], "k": "2"}',
+        b'{"queries": ["a"], "bogus": 1}',
+        b'{"queries": ["a"], "method": 7}',
+        b'{"queries": ["a"], "format": "xml"}',
+    ]
+    client = ("127.0.0.1", 50000)
+    ours = TestClient(create_app(settings), base_url="http://127.0.0.1:8000", client=client)
+    theirs = TestClient(reference, base_url="http://127.0.0.1:8000", client=client)
+    with ours, theirs:
+        for body in bodies:
+            got = ours.post("/segment", content=body)
+            expected = theirs.post("/segment", content=body)
+            assert (got.status_code, got.json()) == (expected.status_code, expected.json()), body
+            assert got.status_code in (400, 422)
+        taken = theirs.post("/segment", json={"queries": ["new york"]})
+        assert taken.json() == {"taken": "yes"}
+        assert (
+            ours.post("/segment", json={"queries": ["new york"]}).json()["results"][0][
+                "segmentation"
+            ]
+            == "new york"
+        )
+        # the guard: a page of another site is refused before the body is looked at
+        other = {"Origin": "https://evil.example"}
+        for app in (ours, theirs):
+            assert app.post("/segment", content=b"{", headers=other).status_code == 403
 
 
 def test_the_token_guards_every_route_but_healthz():

@@ -32,12 +32,14 @@ bearer = HTTPBearer(
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     """The application's settings (made once, when the application is)."""
     return request.app.state.settings
 
 
-def require_client(request: Request, settings: Annotated[Settings, Depends(get_settings)]) -> None:
+async def require_client(
+    request: Request, settings: Annotated[Settings, Depends(get_settings)]
+) -> None:
     """Without a token, a loopback client asking for a loopback name (or a public origin)."""
     if settings.token is not None:
         return
@@ -58,7 +60,7 @@ def require_client(request: Request, settings: Annotated[Settings, Depends(get_s
         )
 
 
-def require_same_site(
+async def require_same_site(
     request: Request, settings: Annotated[Settings, Depends(get_settings)]
 ) -> None:
     """No POST sent by a page of another site (cross-site request forgery)."""
@@ -66,23 +68,23 @@ def require_same_site(
         raise Refusal(403, "a request sent by a page of another site is refused")
 
 
-def require_access(
-    request: Request,
-    settings: Annotated[Settings, Depends(get_settings)],
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+async def require_access(
+    request: Request, credentials: HTTPAuthorizationCredentials | None
 ) -> None:
     """The token (or without one, this machine: :func:`require_client`), then no POST from
-    another site's page: the dependency of every route but ``/healthz`` and ``/login``."""
+    another site's page: for every route but ``/healthz`` and ``/login`` (the first part of
+    :func:`qseg.service.dependencies.guard`, which gives it ``bearer``'s credentials)."""
+    settings: Settings = request.app.state.settings
     token = settings.secret
     if token is None:
-        require_client(request, settings)
+        await require_client(request, settings)
     elif not _signed(request, token, credentials):
         raise Refusal(
             401,
             "this service needs its token: Authorization: Bearer TOKEN (in a browser: open /login)",
             headers={"WWW-Authenticate": "Bearer"},
         )
-    require_same_site(request, settings)
+    await require_same_site(request, settings)
 
 
 def host_name(host: str) -> str | None:

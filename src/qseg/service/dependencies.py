@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials
 
 from qseg.annotation.project import Project, ProjectError
-from qseg.service.access import require_access
+from qseg.service.access import bearer, require_access
 from qseg.service.errors import Refusal
 from qseg.service.middleware import ARRIVED
 from qseg.service.served import ServedMethods
@@ -35,19 +36,20 @@ class ServiceState:
             self.draining_since = time.monotonic()
 
 
-def get_state(request: Request) -> ServiceState:
+async def get_state(request: Request) -> ServiceState:
     return request.app.state.service
 
 
-def get_served(request: Request) -> ServedMethods:
+async def get_served(request: Request) -> ServedMethods:
     """The segmenters the application serves, by name."""
     return request.app.state.served
 
 
-def accepting(request: Request, state: Annotated[ServiceState, Depends(get_state)]) -> None:
+async def accepting(request: Request) -> None:
     """A draining worker refuses the requests that arrived after it began to drain (those in
     flight finish), closing the connection so that a client that keeps it alive goes to
     another worker rather than ask this one again."""
+    state: ServiceState = request.app.state.service
     since = state.draining_since
     arrived = request.scope.get("state", {}).get(ARRIVED, time.monotonic())
     if since is not None and arrived >= since:
@@ -58,7 +60,17 @@ def accepting(request: Request, state: Annotated[ServiceState, Depends(get_state
         )
 
 
-GUARDS = [Depends(require_access), Depends(accepting)]
+async def guard(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+) -> None:
+    """The access rules, then the drain, as one dependency: each dependency FastAPI solves
+    costs every request tens of microseconds, more than segmenting a query."""
+    await require_access(request, credentials)
+    await accepting(request)
+
+
+GUARDS = [Depends(guard)]
 """The dependencies of every route but ``/healthz``: the access rules, then the drain."""
 
 

@@ -8,6 +8,7 @@ The rules that keep callers out read these settings inside the application
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from typing import Annotated, Any
@@ -145,10 +146,11 @@ def flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
+@functools.lru_cache(maxsize=1024)
 def is_loopback(host: str | None) -> bool:
     """Whether an address (or a host name) is this machine's loopback: 127.0.0.0/8, ::1,
     ::ffff:127.x.y.z, or the name localhost. The one definition the launcher and the
-    application use."""
+    application use (remembered: every request asks it of its client and Host)."""
     if host is None:
         return False
     name = host.strip("[]").lower()

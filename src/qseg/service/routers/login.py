@@ -36,7 +36,7 @@ class Login(BaseModel):
     token: str = Field(max_length=4096)
 
 
-def get_throttle(request: Request) -> Throttle:
+async def get_throttle(request: Request) -> Throttle:
     return request.app.state.throttle
 
 

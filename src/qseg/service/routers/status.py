@@ -17,13 +17,13 @@ router = APIRouter(tags=["status"], dependencies=GUARDS, responses=declared(*GUA
 
 
 @health.get("/healthz", response_model=Status)
-def healthz() -> dict[str, str]:
+async def healthz() -> dict[str, str]:
     """The process is up (answered without the token, while loading and shutting down)."""
     return {"status": "ok"}
 
 
 @router.get("/readyz", response_model=Status)
-def readyz(state: Annotated[ServiceState, Depends(get_state)]) -> dict[str, str]:
+async def readyz(state: Annotated[ServiceState, Depends(get_state)]) -> dict[str, str]:
     """Every served segmenter is loaded and the worker takes requests (503 otherwise)."""
     if not state.ready:
         raise Refusal(503, "not ready: starting")
@@ -31,7 +31,7 @@ def readyz(state: Annotated[ServiceState, Depends(get_state)]) -> dict[str, str]
 
 
 @router.get("/methods", response_model=Methods)
-def methods(
+async def methods(
     served: Annotated[ServedMethods, Depends(get_served)],
     settings: Annotated[Settings, Depends(get_settings)],
 ) -> dict[str, Any]:
