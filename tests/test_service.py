@@ -473,6 +473,18 @@ def test_segment_answers_bad_bodies_as_fastapi_answers_them():
             assert app.post("/segment", content=b"{", headers=other).status_code == 403
 
 
+def test_a_query_holds_no_control_character_but_the_tab():
+    """The service's check of a query's characters is Unicode's category Cc, the tab left."""
+    import unicodedata
+
+    from qseg.service.schemas import _CONTROL
+
+    for point in range(sys.maxunicode + 1):
+        char = chr(point)
+        refused = unicodedata.category(char) == "Cc" and char != "\t"
+        assert bool(_CONTROL.search(f"new york{char}")) == refused, hex(point)
+
+
 def test_the_token_guards_every_route_but_healthz():
     running = Server(
         "--method",

@@ -52,6 +52,11 @@ def break_spans(breaks: Sequence[int]) -> tuple[tuple[int, int], ...]:
     return tuple(spans)
 
 
+def quoted_text(segment_texts: Iterable[str]) -> str:
+    """Segments' texts as quoted text: ``"new york" yankees``."""
+    return " ".join(f'"{text}"' if " " in text else text for text in segment_texts)
+
+
 class _Frozen:
     """Base of the immutable value types: set once in the constructor, compared by value."""
 
@@ -187,7 +192,7 @@ class Segmentation(_Frozen):
 
     def to_quoted(self) -> str:
         """Quoted text as typed into a search engine; one-word segments stay unquoted."""
-        return " ".join(f'"{text}"' if " " in text else text for text in self.segment_texts)
+        return quoted_text(self.segment_texts)
 
     def _value(self) -> tuple[Any, ...]:
         return self.words, self.breaks

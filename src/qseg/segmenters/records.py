@@ -19,7 +19,7 @@ from typing import Any
 
 from qseg.errors import QsegError
 from qseg.query import QueryError, normalize
-from qseg.segmentation import NestedSegmentation, Segmentation
+from qseg.segmentation import NestedSegmentation, Segmentation, quoted_text
 from qseg.segmenters.base import Segmenter
 
 FORMATS = ("pipe", "quoted", "json")
@@ -137,11 +137,8 @@ def _finite(score: float | None) -> float | None:
 
 def describe(seg: Segmentation) -> dict[str, Any]:
     """A segmentation as JSON-ready values: pipe text, quoted text and segments."""
-    return {
-        "segmentation": seg.to_pipe(),
-        "quoted": seg.to_quoted(),
-        "segments": list(seg.segment_texts),
-    }
+    texts = seg.segment_texts  # made once: the service describes every query it answers
+    return {"segmentation": "|".join(texts), "quoted": quoted_text(texts), "segments": list(texts)}
 
 
 def result_record(result: Result) -> dict[str, Any]:
