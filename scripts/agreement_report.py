@@ -13,6 +13,7 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
+from _cite import cite
 from _qseg import qseg
 
 from qseg.corpora.annotations import read_bracket_files, read_webis_votes
@@ -177,7 +178,7 @@ def main() -> None:
         ),
     ]
     with atomic_write(args.out) as out:
-        out.write(with_provenance("\n".join(lines), [votes, saharoy]))
+        out.write(cite(with_provenance("\n".join(lines), [votes, saharoy])))
     print(f"wrote {args.out}")
 
 

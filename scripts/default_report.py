@@ -55,6 +55,7 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
 import _recipes  # noqa: E402
+from _cite import cite  # noqa: E402
 from _judges import (  # noqa: E402
     FUNCTION_WORDS,
     LONG,
@@ -1018,7 +1019,7 @@ def main() -> None:
 
         measure(args, only or SECTIONS, figures, report_command(sys.argv[1:], args.shared), save)
     with atomic_write(args.out) as out:
-        out.write(render(figures, args.shared))
+        out.write(cite(render(figures, args.shared)))
     print(f"wrote {args.out}")
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from _cite import cite
 from _qseg import qseg
 
 from qseg.evaluation.provenance import builtin_resources, with_provenance
@@ -107,7 +108,7 @@ def main() -> None:
         output = qseg(*arguments, "--format", "markdown", "--quiet")
         lines += [f"## {title}", "", "```sh", f"qseg {shown}", "```", "", output, ""]
     with atomic_write(args.out) as out:
-        out.write(with_provenance("\n".join(lines), [data], builtin_resources()))
+        out.write(cite(with_provenance("\n".join(lines), [data], builtin_resources())))
     print(f"wrote {args.out}")
 
 

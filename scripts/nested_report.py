@@ -15,6 +15,7 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
+from _cite import cite
 from _logs import log_sources, write_demo_log
 
 import qseg
@@ -117,7 +118,8 @@ def main() -> None:
     )
     with atomic_write(args.out) as out:
         text = TEMPLATE.format(alpha=alpha_table, heights=height_table)
-        out.write(with_provenance(text, [data, *log_sources(args.shared)], builtin_resources()))
+        page = with_provenance(text, [data, *log_sources(args.shared)], builtin_resources())
+        out.write(cite(page))
     print(f"wrote {args.out}")
 
 

@@ -18,6 +18,7 @@ import re
 import tempfile
 from pathlib import Path
 
+from _cite import cite
 from _logs import log_sources, write_demo_log
 from _qseg import evaluate, qseg
 
@@ -195,7 +196,8 @@ def main() -> None:
         svm=svm,
     )
     with atomic_write(args.out) as out:
-        out.write(with_provenance(page, [corpus, *log_sources(args.shared)], builtin_resources()))
+        page = with_provenance(page, [corpus, *log_sources(args.shared)], builtin_resources())
+        out.write(cite(page, ""))
     print(f"wrote {args.out}")
 
 

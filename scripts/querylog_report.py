@@ -15,6 +15,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
+from _cite import cite
 from _logs import log_sources, write_demo_log
 from _qseg import evaluate, qseg
 
@@ -83,7 +84,7 @@ def main() -> None:
     )
     with atomic_write(args.out) as out:
         text = TEMPLATE.format(table=table, paper_tau=PAPER_TAU)
-        out.write(with_provenance(text, log_sources(args.shared), builtin_resources()))
+        out.write(cite(with_provenance(text, log_sources(args.shared), builtin_resources())))
     print(f"wrote {args.out}")
 
 

@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+from _cite import cite
 
 from qseg.corpora.queryner import read_queryner
 from qseg.corpora.webis import (
@@ -321,7 +322,7 @@ def main() -> None:
         ),
     )
     with atomic_write(args.out) as out:
-        out.write(text)
+        out.write(cite(text))
     print(f"wrote {args.out}")
 
 

@@ -14,6 +14,7 @@ import json
 import tempfile
 from pathlib import Path
 
+from _cite import cite
 from _qseg import qseg
 
 from qseg.corpora import read_votes
@@ -215,7 +216,8 @@ def main() -> None:
         "quantization and fingerprint collisions change.",
     ]
     with atomic_write(args.out) as out:
-        out.write(with_provenance("\n".join(lines) + "\n", [corpus], builtin_resources()))
+        page = with_provenance("\n".join(lines) + "\n", [corpus], builtin_resources())
+        out.write(cite(page))
     print(f"wrote {args.out}")
 
 

@@ -190,7 +190,7 @@ def nested_session(person: Person, right_branching: bool) -> None:
     person.at(1)
     group(person, 0, 2, keys=True)  # three parts at once: refused, the trees are binary
     assert person.text("message") == (
-        "A group joins exactly two parts: the trees are binary (paper 001)."
+        "A group joins exactly two parts: the trees are binary (Ramanath et al. 2013)."
     )
     page.keyboard.press("Escape")
     group(person, 0, 1, keys=False)

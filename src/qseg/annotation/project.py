@@ -45,7 +45,7 @@ paragraph, and the page shows every gap)."""
 SETTINGS = {"prefill": "", "expert": "0"}
 """Project settings and their defaults: ``prefill`` the method spec whose segmentation the flat
 page starts from (empty: none, for unbiased gold), ``expert`` ``1`` to allow nested nodes of more
-than two parts (as in paper 001's authors' files)."""
+than two parts (as in Ramanath et al. 2013's authors' files)."""
 BUSY_SECONDS = 30.0
 """How long a change waits for another connection's write lock (another annotator's save,
 another process's batch) before saying the project is in use."""

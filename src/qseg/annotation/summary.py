@@ -1,5 +1,5 @@
 """Agreement of a project's annotators while they work: the figures ``qseg agree`` gives on
-the project's export (paper 001's alpha with d1/d2 and S, bootstrap intervals), the bias
+the project's export (Ramanath et al. 2013's alpha with d1/d2 and S, bootstrap intervals), the bias
 statistics overall and per annotator, and the queries they agree on least.
 
 Everything is computed by :mod:`qseg.evaluation.agreement`, :mod:`.agreement_report` and

@@ -37,7 +37,10 @@ COMMANDS = {
         "ir_eval",
         "IR-based evaluation: oracle scores of quoted versions on a search engine",
     ),
-    "agree": ("agree", "agreement of annotators: Krippendorff's alpha, S, biases (paper 001)"),
+    "agree": (
+        "agree",
+        "agreement of annotators: Krippendorff's alpha, S, biases (Ramanath et al. 2013)",
+    ),
     "methods": ("methods", "list the segmentation methods (and which are trained first)"),
     "serve": ("serve", "serve the segmenters over HTTP (pip install 'qseg[serve]')"),
     "annotate": (

@@ -1,4 +1,4 @@
-"""``qseg agree``: agreement of annotators (paper 001), and of relevance judges."""
+"""``qseg agree``: agreement of annotators (Ramanath et al. 2013), and of relevance judges."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ from qseg.evaluation.matching import PROTOCOLS
 
 def configure(ev: argparse.ArgumentParser) -> None:
     ev.description = (
-        "Matching metrics of paper 003 for each SEGFILE (`id<TAB>seg|ments`, "
+        "Matching metrics of Hagen et al. 2011 for each SEGFILE (`id<TAB>seg|ments`, "
         "named NAME=FILE or by file stem) and each --system NAME=SPEC (a method spec or a "
         "saved model, run on the gold queries) against the gold file (Webis crowd votes, "
         "`id<TAB>seg|ments`, an annotation table `item<TAB>annotator<TAB>seg|ments` (each "

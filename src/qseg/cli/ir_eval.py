@@ -1,4 +1,4 @@
-"""``qseg ir-eval``: paper 000's IR-based evaluation of segmenters on a search engine."""
+"""``qseg ir-eval``: Saha Roy et al. 2012's IR-based evaluation of segmenters on a search engine."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from qseg.evaluation.ir.framework import DEFAULT_MEASURES
 
 def configure(ir: argparse.ArgumentParser) -> None:
     ir.description = (
-        "Paper 000's framework: every quoted version of each system's segmentation "
+        "Saha Roy et al. 2012's framework: every quoted version of each system's segmentation "
         "runs on a search engine; QVRS, the unsegmented query, all-quoted versions and BQV_BF "
         "are scored with ir_measures against graded judgments."
     )
@@ -66,8 +66,8 @@ def configure(ir: argparse.ArgumentParser) -> None:
     what.add_argument(
         "--nested",
         action="store_true",
-        help="--system segmenters give trees (paper 001; --segmentations files stay flat); "
-        "versions quote constituents that do not overlap",
+        help="--system segmenters give trees (Ramanath et al. 2013; --segmentations files "
+        "stay flat); versions quote constituents that do not overlap",
     )
     what.add_argument(
         "--counts-from-documents",

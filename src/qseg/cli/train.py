@@ -11,14 +11,14 @@ from qseg.segmenters.trainable import PRESETS
 
 DEFAULT_METHOD = "joint"
 MAX_DIMENSIONS = 1000
-"""The widest word vectors trained (paper 002 and word2vec use 50 to 300)."""
+"""The widest word vectors trained (Kale et al. 2017 and word2vec use 50 to 300)."""
 
 
 def configure(train: argparse.ArgumentParser) -> None:
     train.description = (
-        "Train a break classifier (papers 004 and 002) on annotated queries and save "
-        "it to one file; the file is then a method like any other (`qseg segment --method "
-        "FILE`), run with the resources it was trained with."
+        "Train a break classifier (Bergsma and Wang 2007, Kale et al. 2017) on annotated "
+        "queries and save it to one file; the file is then a method like any other "
+        "(`qseg segment --method FILE`), run with the resources it was trained with."
     )
     train.add_argument(
         "--method",

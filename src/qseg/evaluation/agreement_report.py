@@ -74,7 +74,7 @@ def agreement_table(results: Sequence[Scoped], flat: bool) -> Table:
         rows.append(
             [scope, name, str(r.items), str(r.annotations), _with_ci(r.alpha, r.alpha_ci), s]
         )
-    return "Krippendorff's alpha and S (paper 001, eq. 1-7)", header, rows
+    return "Krippendorff's alpha and S (Ramanath et al. 2013, eq. 1-7)", header, rows
 
 
 def label_tables(results: Sequence[LabelAgreement]) -> list[Table]:

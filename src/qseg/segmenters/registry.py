@@ -92,13 +92,13 @@ METHODS: dict[str, Method] = {
     for m in (
         Method(
             "naive",
-            "|s|^|s| * freq(s) scoring, exact decoding (paper 003, section 4)",
+            "|s|^|s| * freq(s) scoring, exact decoding (Hagen et al. 2011, section 4)",
             "n-gram counts",
             _naive,
         ),
         Method(
             "wiki",
-            "Wikipedia-title normalization with the median-2-gram rule (paper 003, section 5)",
+            "Wikipedia-title normalization, the median-2-gram rule (Hagen et al. 2011, section 5)",
             "n-gram counts and Wikipedia titles",
             _wiki,
             {
@@ -110,7 +110,7 @@ METHODS: dict[str, Method] = {
         ),
         Method(
             "pmi",
-            "break iff PMI of adjacent words < tau (paper 003, section 6.2)",
+            "break iff PMI of adjacent words < tau (Hagen et al. 2011, section 6.2)",
             "word and 2-gram probabilities",
             _pmi,
             {"tau": Param(float, PAPER_TAU, "PMI threshold (log10); tune with `qseg tune pmi`")},
@@ -124,20 +124,20 @@ METHODS: dict[str, Method] = {
         ),
         Method(
             "querylog",
-            "Mishra et al.'s query-log segments, then Wiki-Boost (paper 000, Appendix A)",
+            "Mishra et al.'s query-log segments, Wiki-Boost (Saha Roy et al. 2012, Appendix A)",
             "a query log (and Wikipedia titles for wiki=true)",
             _querylog,
             QUERYLOG_PARAMS,
         ),
         Method(
             "always-split",
-            "every word its own segment: a floor (paper 004's baseline 1)",
+            "every word its own segment: a floor (Bergsma and Wang 2007's baseline 1)",
             "nothing",
             _always_split,
         ),
         Method(
             "never-split",
-            "the whole query one segment: a floor (paper 004's baseline 2)",
+            "the whole query one segment: a floor (Bergsma and Wang 2007's baseline 2)",
             "nothing",
             _never_split,
         ),

@@ -93,7 +93,7 @@ const nested = {
       return;
     }
     if (chosen.length > 2 && !this.expert) {
-      qseg.say("A group joins exactly two parts: the trees are binary (paper 001).", "error");
+      qseg.say("A group joins exactly two parts: the trees are binary (Ramanath et al. 2013).", "error");
       return;
     }
     const node = { children: chosen.map((i) => this.parts[i]) };
