@@ -444,3 +444,38 @@ def test_a_100_mb_line_is_refused_in_bounded_memory(ngrams, tmp_path, skip):
         assert done.stderr.splitlines()[:3] == ["new york", "", "yankees tickets"]
     else:
         assert done.returncode == 1 and done.stderr.startswith("new york\nqseg: error: <stdin>:2")
+
+
+def test_a_mistyped_command_names_the_nearest_one():
+    assert_one_line_error(qseg("segmnet", "new york"), "unknown command 'segmnet'", "'segment'")
+    assert_one_line_error(qseg("agre", "x.tsv"), "did you mean 'agree'?")
+    # nothing close: argparse's own error, the commands listed
+    far = qseg("zzzz")
+    assert far.returncode == 2 and b"choose from 'segment'" in far.stderr
+
+
+def test_segment_on_a_terminal_says_it_reads_standard_input(tmp_path):
+    """Only a terminal is told (a pipe's reader knows); the queries typed are answered."""
+    import os
+    import pty
+
+    main, terminal = pty.openpty()
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "qseg", "segment", "--method", "naive"],
+            stdin=terminal,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        os.write(main, b"new york\n\x04")
+        stdout, stderr = process.communicate(timeout=120)
+    finally:
+        os.close(main)
+        os.close(terminal)
+    assert process.returncode == 0, stderr
+    assert stderr.decode() == (
+        "qseg: note: reading queries from standard input, one a line (Ctrl-D ends)\n"
+    )
+    assert stdout.decode() == "new york\n"
+    piped = qseg("segment", "--method", "naive", stdin="new york\n")
+    assert piped.stderr == b"" and piped.stdout == b"new york\n"

@@ -11,6 +11,7 @@ that stops reading early (``| head``) ends quietly with status 0.
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import sys
 from collections.abc import Sequence
@@ -67,6 +68,18 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _mistyped(argv: Sequence[str]) -> str | None:
+    """The error for a command that is none but close to one (``segmnet``), naming it;
+    ``None`` otherwise (argparse answers everything else)."""
+    given = next((a for a in argv if not a.startswith("-")), None)
+    if given is None or given in COMMANDS:
+        return None
+    close = difflib.get_close_matches(given, COMMANDS, n=1, cutoff=0.6)
+    if not close:
+        return None
+    return f"unknown command {given!r}; did you mean {close[0]!r}? (`qseg --help` lists them)"
+
+
 class _OutputFailed(Exception):
     """stdout refused a write for another reason than a closed pipe (a full disk)."""
 
@@ -111,6 +124,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     out = _Output(sys.stdout)
+    if (mistyped := _mistyped(argv)) is not None:
+        print(f"qseg: error: {mistyped}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         args = build_parser(argv).parse_args(argv)  # a command's options may need its extra
         signals.install()

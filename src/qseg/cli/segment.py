@@ -243,6 +243,8 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
         records: Iterable[Record | Skipped] = arguments
         ready = None
     else:
+        if sys.stdin.isatty():  # a person at a terminal, not a pipe: say what it waits for
+            note("reading queries from standard input, one a line (Ctrl-D ends)")
         lines = QueryLines(sys.stdin.buffer, STDIN, skip_bad=args.skip_bad_lines, on_wait=out.flush)
         records, ready = lines, lines.ready
     for text in _answers(args, segmenter, records, tags, ready, syntax):
