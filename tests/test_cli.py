@@ -479,3 +479,14 @@ def test_segment_on_a_terminal_says_it_reads_standard_input(tmp_path):
     assert stdout.decode() == "new york\n"
     piped = qseg("segment", "--method", "naive", stdin="new york\n")
     assert piped.stderr == b"" and piped.stdout == b"new york\n"
+
+
+def test_json_output_is_utf8_text_not_escapes():
+    """`--format json` writes the words as they are (東京), as the service answers them."""
+    flat = out(qseg("segment", "--format", "json", "--method", "naive", "東京 タワー"))
+    assert '"segmentation": "東京|タワー"' in flat and "\\u" not in flat
+    nested = out(
+        qseg("segment", "--format", "json", "--nested", "--method", "naive", "東京 タワー")
+    )
+    assert "東京" in nested and "\\u" not in nested
+    assert json.loads(flat)["segments"] == ["東京", "タワー"]

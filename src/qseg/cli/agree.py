@@ -81,7 +81,7 @@ def _judgments(args: argparse.Namespace, out: IO[str]) -> None:
             for level in args.level
         ]
     if args.format == "json":
-        out.write(json.dumps([asdict(r) for r in results], indent=2) + "\n")
+        out.write(json.dumps([asdict(r) for r in results], indent=2, ensure_ascii=False) + "\n")
     else:
         out.write(render_tables(label_tables(results), args.format))
 
@@ -127,6 +127,6 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
                 print(f"qseg: wrote {path}", file=sys.stderr)
     if args.format == "json" and not args.bias:
         records = [{"scope": scope, **(r.summary() if r else {})} for scope, r in scoped]
-        out.write(json.dumps(records, indent=2) + "\n")
+        out.write(json.dumps(records, indent=2, ensure_ascii=False) + "\n")
         return
     out.write(render_tables(tables, args.format))

@@ -90,7 +90,7 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
     if args.format == "json":
         rows = [r.summary() for r in results]
         report = {"systems": rows, "mcnemar": [t.row() for t in tests]} if tests else rows
-        out.write(json.dumps(report, indent=2) + "\n")
+        out.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
         return
     out.write(render_table(*scores_table(results)) + "\n")
     if tests:

@@ -28,7 +28,7 @@ def run_info(args: argparse.Namespace, out: IO[str]) -> None:
         "fingerprint": store.fingerprint,
     }
     if args.format == "json":
-        out.write(json.dumps(record, indent=2) + "\n")
+        out.write(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
         return
     for key, value in record.items():
         out.write(f"{key}: {value}\n")

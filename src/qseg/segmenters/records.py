@@ -161,7 +161,7 @@ def format_result(
     record (``--format json``). ``render`` writes a segmentation as one line (default: pipe
     text, or quoted text for ``quoted``; an engine's syntax: :mod:`qseg.integrations.syntax`)."""
     if fmt == "json":
-        return json.dumps(result_record(result), allow_nan=False) + "\n"
+        return json.dumps(result_record(result), allow_nan=False, ensure_ascii=False) + "\n"
     prefix = "" if result.ident is None else f"{result.ident}\t"
     if render is None:
         render = Segmentation.to_quoted if fmt == "quoted" else Segmentation.to_pipe
@@ -179,7 +179,7 @@ def format_skipped(skipped: Skipped, fmt: str, marker: str = "") -> str:
     one line whatever the number of segmentations asked for."""
     if fmt == "json":
         record = {"id": None, "line": skipped.line, "error": str(skipped.error)}
-        return json.dumps(record) + "\n"
+        return json.dumps(record, ensure_ascii=False) + "\n"
     return f"{marker}\n"
 
 
@@ -226,6 +226,6 @@ def nested_record(ident: str | None, tree: NestedSegmentation) -> dict[str, Any]
 def format_nested(ident: str | None, tree: NestedSegmentation, fmt: str) -> str:
     """``[id<TAB>]((bracket) text)``, or one JSON record with the tree and its heights."""
     if fmt == "json":
-        return json.dumps(nested_record(ident, tree)) + "\n"
+        return json.dumps(nested_record(ident, tree), ensure_ascii=False) + "\n"
     prefix = "" if ident is None else f"{ident}\t"
     return f"{prefix}{tree.to_brackets()}\n"
