@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import io
 import json
+import re
 import shutil
+import zipfile
 
 import pytest
 from conftest import SHARED
@@ -131,3 +134,34 @@ def test_the_default_refuses_other_counts_and_says_how_to_use_them(write):
     assert_one_line_error(
         result, "default", "other n-gram counts", "--allow-other-resources", "--method wiki"
     )
+
+
+BUILD_PATH = re.compile(r"(?<![\w.])/(?:root|home|work|tmp|Users|opt|var|srv|mnt)/|[A-Za-z]:\\\\")
+"""An absolute path of a machine (POSIX or Windows) inside a JSON string."""
+
+
+def _texts(data: bytes, name: str):
+    """Every JSON member of a model file, those of the model files inside it too."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        for member in archive.namelist():
+            content = archive.read(member)
+            if member.endswith(".qseg"):
+                yield from _texts(content, f"{name} ({member})")
+            elif member.endswith(".json"):
+                yield f"{name} ({member})", content.decode()
+
+
+def test_no_shipped_file_names_a_path_of_the_machine_that_built_it():
+    """The shipped models record resources by fingerprint and file name, never by path."""
+    files = sorted(SHIPPED.glob("*.qseg"))
+    assert len(files) >= 4
+    for path in [*files, *SHIPPED.glob("*.json")]:
+        data = path.read_bytes()
+        found = _texts(data, path.name) if path.suffix == ".qseg" else [(path.name, data.decode())]
+        for where, text in found:
+            assert not BUILD_PATH.search(text), (where, BUILD_PATH.search(text).group())
+    # and what a model trained now records
+    from qseg.segmenters.supervised import _describe
+
+    store = api.segmenter("default").models["web"].source.counts  # type: ignore[attr-defined]
+    assert "/" not in _describe(store, builtin=True)["source"]

@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -604,7 +605,10 @@ def _describe(resource: Any, builtin: bool) -> dict[str, Any] | None:
     """What a model records of a resource it was trained with (``None``: it had none)."""
     if resource is None:
         return None
-    source = resource.store.description if hasattr(resource, "store") else "word vectors"
+    # the store's file name, never its folder: a model file names no path of the machine
+    # that trained it (the fingerprint is what identifies the resource)
+    source = Path(resource.store.description).name if hasattr(resource, "store") else None
+    source = source or "word vectors"
     return {"fingerprint": resource.fingerprint, "source": source, "builtin": builtin}
 
 
