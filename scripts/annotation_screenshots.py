@@ -51,11 +51,15 @@ NESTED = {
     "bob": ["((new york) (yankees tickets))", "((stainless steel) (chest freezers))"],
     "cid": ["(((new york) yankees) tickets)", "(((stainless steel) chest) freezers)"],
 }
+LONG_TREE = "(((harry potter) and) (the (goblet (of fire))))"
 SHOTS = {
-    "annotation-flat.png": "/flat?annotator=ann&index=4",
-    "annotation-nested.png": "/nested?annotator=ann&index=0",
-    "annotation-agreement.png": "/agreement",
+    "annotation-flat.png": ("/flat?annotator=ann&index=4", "1100,1000"),
+    "annotation-nested.png": ("/nested?annotator=ann&index=0", "1100,1000"),
+    # a 7-word query on a laptop's screen: the controls stay above the fold
+    "annotation-nested-7-words.png": ("/nested?annotator=ann&index=4", "1280,800"),
+    "annotation-agreement.png": ("/agreement", "1100,1000"),
 }
+"""Each picture's page and window size."""
 
 
 def free_port() -> int:
@@ -72,6 +76,8 @@ def demo_project(folder: Path) -> Path:
             for name, values in answers.items()
             for i, value in enumerate(values, 1)
         ]
+        if mode == "nested":  # a 7-word tree: the tallest picture of the demo
+            rows.append(f"q5\tann\t{LONG_TREE}\n")
         (folder / f"{mode}.tsv").write_text("".join(rows))
     project = folder / "demo.db"
     qseg = [sys.executable, "-m", "qseg", "annotate", str(project)]
@@ -121,7 +127,7 @@ def main() -> None:
         )
         try:
             wait_ready(url, server)
-            for name, path in SHOTS.items():
+            for name, (path, size) in SHOTS.items():
                 subprocess.run(
                     [
                         args.chromium,
@@ -129,7 +135,7 @@ def main() -> None:
                         "--no-sandbox",
                         "--hide-scrollbars",
                         "--virtual-time-budget=5000",
-                        "--window-size=1100,1000",
+                        f"--window-size={size}",
                         f"--screenshot={IMAGES / name}",
                         url + path,
                     ],

@@ -44,17 +44,20 @@ def test_a_project_is_made_extended_and_reported(tmp_path, write):
     made = qseg("annotate", tmp_path / "p.db", "--queries", queries, "--no-serve")
     assert made.returncode == 0
     err = made.stderr.decode()
-    assert "q.txt: 4 queries added, 1 duplicates and 1 bad lines left out" in err
+    assert "q.txt: 4 queries added, 1 duplicate and 1 bad line left out" in err
     assert "duplicate left out: " in err and "q4 'New York Yankees Tickets'" in err
     assert "q.txt:3: empty query" in err
     longer = write("more.txt", "q6\tharry potter\nq7\t" + " ".join(["w"] * 65) + "\n")
     again = qseg("annotate", tmp_path / "p.db", "--queries", longer, "--queries", queries,
                  "--no-serve")  # fmt: skip
-    assert "more.txt: 1 queries added, 0 duplicates and 1 bad lines left out" in (
+    assert "more.txt: 1 query added, 0 duplicates and 1 bad line left out" in (
         again.stderr.decode()
     )
     assert "65 words; a project takes queries of at most 64" in again.stderr.decode()
     assert "q.txt: 0 queries added, 5 duplicates" in again.stderr.decode()
+    # a restart gives every query again: one line says so, not one a query
+    assert again.stderr.decode().count("duplicate left out") == 1
+    assert "(and 4 more)" in again.stderr.decode()
     texts = sqlite3.connect(tmp_path / "p.db").execute("SELECT qid FROM queries ORDER BY position")
     assert [q for (q,) in texts] == ["q1", "q2", "q3", "q5", "q6"]
 
@@ -115,7 +118,7 @@ def test_reimporting_keeps_every_answer_and_the_latest_wins(tmp_path, write):
     project, _ = _annotated(tmp_path, write)
     change = write("change.tsv", "q1\tann\tnew york|yankees tickets\nq9\tcid\tharry potter\n")
     result = qseg("annotate", project, "--import", change, "--no-serve")
-    assert "2 answers imported (1 new queries)" in result.stderr.decode()
+    assert "2 answers imported (1 new query)" in result.stderr.decode()
     exported = out(qseg("annotate", project, "--export", "-"))
     assert "q1\tann\tnew york|yankees tickets\n" in exported
     assert exported.endswith("q9\tcid\tharry potter\n")
@@ -423,7 +426,7 @@ def test_queries_without_ids_from_two_files_are_all_added(tmp_path, write):
     project = tmp_path / "p.db"
     first, second = write("a.txt", "harry potter\nparis\n"), write("b.txt", "berlin\nparis\n")
     made = qseg("annotate", project, "--queries", first, "--queries", second, "--no-serve")
-    assert "b.txt: 1 queries added, 1 duplicates" in made.stderr.decode()
+    assert "b.txt: 1 query added, 1 duplicate" in made.stderr.decode()
     rows = sqlite3.connect(project).execute("SELECT qid, text FROM queries ORDER BY position")
     assert list(rows) == [("1", "harry potter"), ("2", "paris"), ("3", "berlin")]
 
@@ -463,7 +466,7 @@ def test_a_refused_record_leaves_nothing_behind(tmp_path, write):
     )  # fmt: skip
     result = qseg("annotate", project, "--import", bad, "--no-serve")
     err = result.stderr.decode()
-    assert "1 answers imported (1 new queries), 1 left out" in err
+    assert "1 answer imported (1 new query), 1 left out" in err
     assert "q1 by 9: the project's query q1 is 'new york yankees tickets'" in err
     db = sqlite3.connect(project)
     assert db.execute("SELECT qid FROM queries WHERE qid = 'w1'").fetchone() == ("w1",)

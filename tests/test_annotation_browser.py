@@ -140,12 +140,20 @@ def flat_session(person: Person, second_opinion: bool) -> None:
     for expected in (2, 1, 0):
         page.get_by_role("button", name="Previous query").click()
         person.at(expected)
+        assert person.text("message") == ""  # "Saved ..." was about another query
     assert person.text("source") == "Your saved answer; change it and save again."
     assert person.text("segments") == "new york yankees | tickets"
     page.click('.gap[data-gap="1"]')
     page.keyboard.press("Enter")
     person.at(1)
     assert person.text("message") == "Saved: new york|yankees|tickets"
+    # the browser's Back goes to the query before, not to the start page
+    page.go_back()
+    person.at(0)
+    assert page.url.endswith("&index=0") and person.text("message") == ""
+    page.go_back()
+    person.at(1)
+    assert page.url.endswith("&index=1")
 
 
 def group(person: Person, first: int, last: int, keys: bool) -> None:
@@ -261,6 +269,8 @@ def test_two_annotators_flat_and_nested_then_export_and_agreement(server, browse
         "() => document.getElementById('counts').textContent.startsWith('9 answers')",
         timeout=15_000,
     )
+    headers = page.locator("#annotators table th").all_inner_texts()
+    assert len(headers) == len(set(headers)) == 9, headers  # no two columns named alike
     lowest = page.locator("#lowest table tr").nth(1).locator("td").all_inner_texts()
     assert lowest[0] == "q1"  # three different answers to q1: the least agreed
     for person in (ann, bob, cid):

@@ -342,7 +342,7 @@ def test_two_commands_adding_to_one_new_project_at_once_both_land_whole(tmp_path
     for run in runs:
         _, err = run.communicate(timeout=300)
         assert run.returncode == 0, err.decode()
-        assert f"{count} queries added, 0 duplicates and 0 bad lines left out" in err.decode()
+        assert f"{count:,} queries added, 0 duplicates and 0 bad lines left out" in err.decode()
     db = sqlite3.connect(path)
     rows = db.execute("SELECT qid, text, position FROM queries ORDER BY position").fetchall()
     db.close()

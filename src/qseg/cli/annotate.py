@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import IO
 
 from qseg.annotation.project import MODES, Project, ProjectExists, Record, check_folder, records_of
+from qseg.cli.common import counted
 
 EXPORT_FORMATS = ("table", "label-studio")
 
@@ -144,11 +145,14 @@ def _add_queries(project: Project, source: str) -> None:
         report = project.add_queries(lines, source)
     for line in report.refused:
         print(f"qseg: left out {line}", file=sys.stderr)
-    for line in report.duplicates:
-        print(f"qseg: duplicate left out: {line}", file=sys.stderr)
+    duplicates = report.duplicates
+    if duplicates:  # one line, not one per query: a restart gives every query again
+        more = f" (and {len(duplicates) - 1:,} more)" if len(duplicates) > 1 else ""
+        print(f"qseg: duplicate left out: {duplicates[0]}{more}", file=sys.stderr)
     print(
-        f"qseg: {source}: {report.added} queries added, {len(report.duplicates)} duplicates "
-        f"and {len(report.refused)} bad lines left out",
+        f"qseg: {source}: {counted(report.added, 'query', 'queries')} added, "
+        f"{counted(len(duplicates), 'duplicate')} and {counted(len(report.refused), 'bad line')} "
+        "left out",
         file=sys.stderr,
     )
 
@@ -169,7 +173,8 @@ def _import(project: Project, source: str) -> None:
     for line in problems + report.refused:
         print(f"qseg: not imported: {line}", file=sys.stderr)
     print(
-        f"qseg: {source}: {report.answers} answers imported ({report.queries} new queries), "
+        f"qseg: {source}: {counted(report.answers, 'answer')} imported "
+        f"({counted(report.queries, 'new query', 'new queries')}), "
         f"{len(problems) + len(report.refused)} left out",
         file=sys.stderr,
     )
@@ -194,7 +199,8 @@ def _export(project: Project, args: argparse.Namespace, out: IO[str]) -> None:
             return
         write_tasks(tasks, args.export)
     answers = sum(1 for _ in project.answers(args.mode))
-    print(f"qseg: wrote {answers} {args.mode} answers to {args.export}", file=sys.stderr)
+    wrote = counted(answers, f"{args.mode} answer")
+    print(f"qseg: wrote {wrote} to {args.export}", file=sys.stderr)
 
 
 def _serve(args: argparse.Namespace, project: str, prefill: str) -> None:

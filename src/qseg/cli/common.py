@@ -71,6 +71,11 @@ def named_files(specs: Sequence[str]) -> dict[str, Path]:
     return named
 
 
+def counted(count: int, singular: str, plural: str | None = None) -> str:
+    """``1 query``, ``2 queries``: a count and its noun in the right number."""
+    return f"{count:,} {singular if count == 1 else plural or singular + 's'}"
+
+
 def note(message: str) -> None:
     print(f"qseg: note: {message}", file=sys.stderr)
 

@@ -30,10 +30,11 @@ const interval = (value, low, high) =>
 function render(summary) {
   const pct = `${Math.round(summary.confidence * 100)}%`;
   document.getElementById("counts").textContent =
-    `${summary.answers} answers to ${summary.answered} of ${summary.queries} queries; ` +
-    `${summary.shared} answered by two or more annotators. Updated ${new Date().toLocaleTimeString()}.`;
+    `${qseg.count(summary.answers, "answer")} to ${summary.answered} of ` +
+    `${qseg.count(summary.queries, "query", "queries")}; ${summary.shared} answered by two or ` +
+    `more annotators. Updated ${new Date().toLocaleTimeString()}.`;
   document.getElementById("replicates").textContent =
-    `${summary.replicates} replicates, seed ${summary.seed}`;
+    `${qseg.count(summary.replicates, "replicate")}, seed ${summary.seed}`;
   const agreement = document.getElementById("agreement");
   agreement.replaceChildren();
   if (summary.error) {
@@ -52,8 +53,9 @@ function render(summary) {
   people.replaceChildren();
   if (summary.annotators.length) {
     const header = flat
-      ? ["annotator", "answers", "share of gaps broken", "mean segments", "random model",
-        "sd of segment lengths", "random model", "both sides of a preposition", "neither side"]
+      ? ["annotator", "answers", "share of gaps broken", "mean segments",
+        "mean segments, random model", "sd of segment lengths", "sd, random model",
+        "both sides of a preposition", "neither side"]
       : ["annotator", "answers", "mean root height", "random binary tree"];
     const rows = summary.annotators.map((a) => flat
       ? [a.annotator, a.answers, fixed(a.break_share), fixed(a.mean_segments, 2),
@@ -61,6 +63,11 @@ function render(summary) {
         fixed(a.preposition_both), fixed(a.preposition_none)]
       : [a.annotator, a.answers, fixed(a.mean_height, 2), fixed(a.random_height, 2)]);
     people.append(table("Per annotator", header, rows));
+    if (rows.some((row) => row.includes("-"))) {
+      people.append(qseg.element("p", { class: "keys" },
+        "-: not defined yet (the sd of segment lengths needs an answer of two or more " +
+        "segments; the preposition shares a query with a preposition inside it)."));
+    }
   }
   const lowest = document.getElementById("lowest");
   lowest.replaceChildren();

@@ -38,6 +38,11 @@ const qseg = {
     line.className = "message " + kind;
   },
 
+  // "1 answer", "2 answers"
+  count(n, singular, plural = `${singular}s`) {
+    return `${n} ${n === 1 ? singular : plural}`;
+  },
+
   element(tag, attributes = {}, text = "") {
     const made = document.createElement(tag);
     for (const [key, value] of Object.entries(attributes)) made.setAttribute(key, value);
@@ -59,7 +64,9 @@ qseg.Annotating = class {
     this.asked = 0; // requests for a query made so far: only the latest one's answer is shown
   }
 
-  async load(index) {
+  // `moved`: a step to another query (save, previous, next), which the browser's Back
+  // undoes; the first load and Back itself replace the address instead
+  async load(index, moved = false) {
     if (!this.name) {
       location.assign("/");
       return;
@@ -72,7 +79,8 @@ qseg.Annotating = class {
       if (asked !== this.asked) return; // a later request was made meanwhile: it wins
       this.item = item;
       const address = `/${this.mode}?annotator=${encodeURIComponent(this.name)}&index=${item.index}`;
-      history.replaceState(null, "", address);
+      if (moved) history.pushState(null, "", address);
+      else history.replaceState(null, "", address);
       this.progress(item.done);
       this.view.show(item);
       document.getElementById("previous").disabled = item.index === 0;
@@ -109,7 +117,7 @@ qseg.Annotating = class {
       });
       item.answer = given.value;
       if (item.index + 1 < item.total) {
-        await this.load(item.index + 1);
+        await this.load(item.index + 1, true);
         qseg.say(`Saved: ${given.value}`, "ok");
       } else {
         this.progress(saved.done);
@@ -126,12 +134,23 @@ qseg.Annotating = class {
   wire() {
     document.getElementById("save").addEventListener("click", () => this.save());
     document.getElementById("previous").addEventListener("click", () => {
-      if (this.item && this.item.index > 0) this.load(this.item.index - 1);
+      if (this.item && this.item.index > 0) this.go(this.item.index - 1);
     });
     document.getElementById("next").addEventListener("click", () => {
-      if (this.item && this.item.index + 1 < this.item.total) this.load(this.item.index + 1);
+      if (this.item && this.item.index + 1 < this.item.total) this.go(this.item.index + 1);
+    });
+    window.addEventListener("popstate", () => {
+      const index = qseg.param("index");
+      qseg.say("");
+      this.load(index === null ? null : Number(index));
     });
     const index = qseg.param("index");
     this.load(index === null ? null : Number(index));
+  }
+
+  // to another query without saving: what was said about the last one no longer holds
+  go(index) {
+    qseg.say("");
+    this.load(index, true);
   }
 };

@@ -22,7 +22,8 @@ document.getElementById("start").addEventListener("submit", async (event) => {
 qseg.api("/api/project").then((project) => {
   document.getElementById("project").textContent = project.name;
   document.getElementById("counts").textContent =
-    `${project.queries} queries, ${project.annotators.length} annotators so far` +
+    `${qseg.count(project.queries, "query", "queries")}, ` +
+    `${qseg.count(project.annotators.length, "annotator")} so far` +
     (project.settings.prefill ? `; the flat page starts from ${project.settings.prefill}` : "") +
     (project.settings.expert === "1" ? "; nested nodes may have more than two parts" : "");
 }).catch((error) => qseg.say(error.message, "error"));
