@@ -52,8 +52,11 @@ class BodyLimit:
             chunks.append(message.get("body", b""))
             size += len(chunks[-1])
             more = message.get("more_body", False)
-        if more:
-            await self._discard(receive, size, declared)
+        if size > self.limit or (declared or 0) > self.limit:
+            # over the limit, whether the rest is still coming or came in the last message
+            # (a chunked body's chunks may arrive as one)
+            if more:
+                await self._discard(receive, size, declared)
             refusal = Refusal(
                 413,
                 f"the body is over the limit of {self.limit} bytes (--max-body)",
