@@ -116,7 +116,7 @@ def _chunks(
             )
         end, work = start, 0
         while end < len(queries) and (end == start or work < CHUNK_WORK):
-            work += _words(queries[end]) * k
+            work += query_words(queries[end]) * k
             end += 1
         chunk = [(None, query) for query in queries[start:end]]
         if nested:
@@ -138,7 +138,8 @@ def _chunks(
         start = end
 
 
-def _words(query: str) -> int:
+def query_words(query: str) -> int:
+    """A query's words as the bounds on work count them (one for a query that has none)."""
     try:
         return len(normalize(query))
     except QueryError:

@@ -20,7 +20,7 @@ from qseg.service.bodies import JsonRequest, JsonRoute
 from qseg.service.dependencies import GUARDS, guard
 from qseg.service.errors import GUARDED, Refusal, declared
 from qseg.service.schemas import SegmentResponse, ranked_batch
-from qseg.service.segmenting import Bounds, OverLimit, TooLongToNest, answer
+from qseg.service.segmenting import Bounds, OverLimit, TooLongToNest, answer, query_words
 from qseg.service.served import ServedMethods
 from qseg.service.settings import Settings
 
@@ -38,6 +38,8 @@ class SegmentRoute(JsonRoute):
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         field = self.body_field
         assert field is not None
+        # the handler calls the guard the route declares: the two must not drift apart
+        assert [d.dependency for d in self.dependencies] == [guard], self.dependencies
         endpoint = self.endpoint
 
         async def handle(request: Request) -> Response:
@@ -133,7 +135,7 @@ def _inline(body: Any) -> bool:
         return False
     words = 0
     for query in body.queries:
-        words += len(query.split())
+        words += query_words(query)
         if words > INLINE_WORDS:
             return False
     return True
