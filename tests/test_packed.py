@@ -72,6 +72,15 @@ def test_a_packed_store_unpacks_into_a_file(tmp_path):
     assert again.path == tmp_path / "t.qseg" and again.fingerprint == store.fingerprint
 
 
+@pytest.mark.parametrize("kind", ["titles", "counts"])
+def test_an_empty_store_packs_and_unpacks(kind, tmp_path):
+    store = build_from_entries({}, kind=kind, mode="compact", source={"package": "none"})
+    again = unpack(pack(store), tmp_path / "t.qseg")
+    assert again.info.keys == store.info.keys == 0 and again.fingerprint == store.fingerprint
+    opened = TitleSet(store=again) if kind == "titles" else NgramCounts(store=again)
+    assert "new york" not in opened
+
+
 def test_a_packed_count_store_is_the_same_store_with_the_same_counts():
     rng = random.Random(1)
     entries = {title: rng.choice([1, 2, 3, 17, 950, 10**6, 7 * 10**9]) for title in _titles()}

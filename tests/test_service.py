@@ -173,8 +173,14 @@ def test_engine_syntax_options_are_the_command_lines(server):
         assert refused.status_code == 422 and refused.json()["field"] == field, refused.text
     refused = post(server, {"queries": [query], "format": "lucene", "field": "a b"})
     assert refused.status_code == 422 and refused.json()["field"] == "field"
-    refused = post(server, {"queries": ["+++"], "format": "terrier"})
-    assert refused.status_code == 422 and "no letter or digit" in refused.json()["error"]
+    empty = post(server, {"queries": ["+++", "東京"], "format": "terrier"})
+    assert empty.status_code == 200 and empty.json()["text"] == "\n\n"  # nothing indexed
+    # the index's tokeniser: what the command line prints, and only for terrier
+    body = {"queries": ["naïve café prices"], "format": "terrier", "tokeniser": "utf"}
+    flags = ["--format", "terrier", "--tokeniser", "utf", "naïve café prices"]
+    assert post(server, body).json()["text"] == out(qseg("segment", *flags))
+    refused = post(server, {**body, "format": "lucene"})
+    assert refused.status_code == 422 and refused.json()["field"] == "tokeniser", refused.text
 
 
 def test_health_readiness_and_metrics_summed_over_the_workers(server):

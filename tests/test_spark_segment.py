@@ -51,14 +51,52 @@ def concatenated(folder: Path) -> str:
 
 
 def test_the_command_line_equals_the_local_run(tmp_path, lines):
-    source = tmp_path / "queries.txt"
-    source.write_text("".join(f"{line}\n" for line in lines))
+    """A local path and URIs Spark reads (``file://``: Hadoop's file systems; an input or
+    output on ``hdfs://`` or ``s3a://`` takes the same way) in one run."""
+    first, second = write_parts(tmp_path / "in", lines, 2)
+    output = tmp_path / "out"
     done = qseg(
-        "segment", "--engine", "spark", "--master", "local[2]", source, "-o", tmp_path / "out"
-    )
+        "segment", "--engine", "spark", "--master", "local[2]",
+        first, Path(second).as_uri(), "-o", output.as_uri(),
+    )  # fmt: skip
     assert done.returncode == 0, done.stderr.decode()
     assert "3,000 lines written" in done.stderr.decode()
-    assert concatenated(tmp_path / "out") == out(qseg("segment", stdin=source.read_bytes()))
+    source = Path(first).read_bytes() + Path(second).read_bytes()
+    assert concatenated(output) == out(qseg("segment", stdin=source))
+
+
+def test_uris_spark_cannot_use_are_one_line_and_an_output_there_is_kept(session, tmp_path):
+    segmenter = open_segmenter("naive")
+    missing = (tmp_path / "nope.txt").as_uri()
+    with pytest.raises(QsegError, match=r"^file:///.*nope.txt: .*(does not exist|not found)"):
+        on_spark.segment_files(session, [missing], (tmp_path / "o").as_uri(), segmenter)
+    assert not (tmp_path / "o").exists()
+    (tmp_path / "q.txt").write_text("a b\n")
+    (tmp_path / "there").mkdir()
+    (tmp_path / "there" / "kept.txt").write_text("kept")
+    with pytest.raises(PathError, match="the output exists"):
+        on_spark.segment_files(
+            session, [str(tmp_path / "q.txt")], (tmp_path / "there").as_uri(), segmenter
+        )
+    assert (tmp_path / "there" / "kept.txt").read_text() == "kept"
+
+
+def test_a_session_the_caller_has_is_used_and_left_running(session):
+    with on_spark.spark_session("local[1]") as inner:
+        assert inner is session
+    assert session.range(3).count() == 3  # not stopped
+
+
+def test_a_jvm_that_cannot_start_is_one_line_and_leaves_nothing(tmp_path):
+    (tmp_path / "q.txt").write_text("a b\n")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    done = qseg(
+        "segment", "--engine", "spark", tmp_path / "q.txt", "-o", tmp_path / "o",
+        env={"JAVA_HOME": "/nonexistent", "TMPDIR": str(scratch)},
+    )  # fmt: skip
+    assert_one_line_error(done, "Spark needs Java 17+", "JAVA_HOME=/nonexistent")
+    assert list(scratch.iterdir()) == [] and not (tmp_path / "o").exists()
 
 
 @pytest.mark.parametrize(("method", "fmt", "k"), [("default", "json", 1), ("wiki", "lucene", 2)])

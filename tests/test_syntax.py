@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import re
+import string
 from dataclasses import replace
+from decimal import Decimal
 
 import pytest
 from helpers import assert_one_line_error, out, qseg
@@ -14,15 +16,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qseg.errors import QsegError
-from qseg.integrations.syntax import Syntax, escape_lucene, render, renderer
+from qseg.integrations.syntax import Syntax, escape_lucene, render, renderer, terrier_tokens
 from qseg.query import words_of
 from qseg.segmentation import Segmentation
 
 luqum_parser = pytest.importorskip("luqum.parser", reason="luqum is a test dependency").parser
 query = pytest.importorskip("opensearchpy.helpers.query", reason="opensearch-py: test extra")
-from luqum.tree import Phrase, SearchField, Word  # noqa: E402
+from luqum.tree import Boost, From, Phrase, Range, SearchField, To, Word  # noqa: E402
 
-RESERVED = '+-&|!(){}[]^"~*?:\\/'
+LUCENE_RESERVED = set('+-&|!(){}[]^"~*?:\\/')
+"""The characters Lucene's classic query parser reserves, as its documentation lists them
+("Escaping Special Characters"): typed here, not taken from the code."""
+ELASTICSEARCH_RESERVED = LUCENE_RESERVED | set("=<>")
+"""Elasticsearch's ``query_string`` reserved characters, as its documentation lists them
+("Reserved characters": ``+ - = && || > < ! ( ) { } [ ] ^ " ~ * ? : \\ /``)."""
 
 
 def parsed_back(text: str) -> list[tuple[str, ...]]:
@@ -53,10 +60,11 @@ def expected_parts(seg: Segmentation, quote=None) -> list[tuple[str, ...]]:
     return parts
 
 
-# words with the reserved characters of the Lucene syntax, as qseg normalizes them
-words = st.text(alphabet=st.sampled_from("ab1é" + RESERVED), min_size=1, max_size=6).filter(
-    lambda w: list(words_of(w)) == [w]
-)
+# words of every ASCII punctuation character (whatever any list of the code or of the tests
+# holds), as qseg normalizes them
+words = st.text(
+    alphabet=st.sampled_from("ab1é" + string.punctuation), min_size=1, max_size=6
+).filter(lambda w: list(words_of(w)) == [w])
 segmentations = st.lists(st.lists(words, min_size=1, max_size=3), min_size=1, max_size=5).map(
     lambda segments: Segmentation.from_segments(segments)
 )
@@ -94,9 +102,43 @@ def test_phrase_boosts_keep_every_word_and_add_the_phrases(seg, slop, boost):
     assert parsed_back(text) == [(w,) for w in seg.words] + phrases
 
 
+def nodes(text: str) -> list:
+    """Every node of a Lucene query string's parse tree."""
+    found, todo = [], [luqum_parser.parse(text)]
+    while todo:
+        found.append(todo.pop())
+        todo.extend(found[-1].children)
+    return found
+
+
+@settings(max_examples=300, deadline=None)
+@given(segmentations, st.sampled_from([None, "title"]), st.booleans())
+def test_no_documented_reserved_character_is_bare_and_no_word_is_a_range(seg, field, plain):
+    text = render(seg, Syntax("lucene", field=field, plain=plain))
+    tree = nodes(text)
+    assert not [n for n in tree if isinstance(n, From | To | Range)], text
+    for word in (n.value for n in tree if isinstance(n, Word)):
+        bare = re.sub(r"\\.", "", word)  # what is left when the escaped ones are cut
+        assert not set(bare) & ELASTICSEARCH_RESERVED, (word, text)
+        assert word[:1] not in ("<", ">"), (word, text)  # a range in Elasticsearch, escaped or not
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(min_value=1e-12, max_value=1e12, allow_nan=False, allow_infinity=False))
+def test_a_boost_is_written_as_lucene_reads_it(boost):
+    text = render(Segmentation.from_pipe("new york|tickets"), Syntax("lucene", boost=boost))
+    assert re.fullmatch(r"[0-9]+(\.[0-9]+)?", text.split("^")[1].split()[0]), text
+    (node,) = [n for n in nodes(text) if isinstance(n, Boost)]
+    assert Decimal(str(node.force)) == Decimal(repr(boost))
+
+
 def test_every_reserved_character_is_escaped():
-    for char in RESERVED:
+    for char in ELASTICSEARCH_RESERVED:
         assert escape_lucene(f"a{char}b") == f"a\\{char}b"
+    assert escape_lucene(">5") == '">5"' and escape_lucene("<a") == '"<a"'
+    seg = Segmentation.from_pipe("price|>5|a=b")
+    assert render(seg, Syntax("lucene", field="title")) == 'title:price title:">5" title:a\\=b'
+    assert render(Segmentation.from_pipe("a b"), Syntax("lucene", boost=1e-5)) == '+"a b"^0.00001'
     seg = Segmentation.from_pipe("c++|new york|tickets")
     assert render(seg, Syntax("lucene")) == 'c\\+\\+ +"new york" tickets'
     assert render(seg, Syntax("lucene", occur="should")) == 'c\\+\\+ "new york" tickets'
@@ -137,9 +179,20 @@ def test_the_dsl_is_what_opensearch_pys_builders_make(seg, occur, slop, boost, q
 def test_terrier_phrases_and_words_cut_as_its_tokenizer_cuts_them():
     seg = Segmentation.from_pipe("new york yankees|c++|u.s. open")
     assert render(seg, Syntax("terrier")) == "#1(new york yankees) c #1(u s open)"
+    # PyTerrier indexes with TerrierTokeniser.english by default: A-Z a-z 0-9 only
+    cafe = Segmentation.from_pipe("naïve café|münchen")
+    assert render(cafe, Syntax("terrier")) == "#1(na ve caf) m nchen"
+    assert render(cafe, Syntax("terrier", tokeniser="utf")) == "#1(naïve café) münchen"
+    # both drop a character more than 3 times in a row, more than 4 digits, over 20 characters
+    twenty = string.ascii_lowercase[:20]
+    assert terrier_tokens(f"zzz zzzz 1234 12345 {twenty} {twenty}u") == ["zzz", "1234", twenty]
+    # utf: Java's letters and digits of UTF-16 (a combining mark stays; no surrogate pair)
+    assert terrier_tokens("e\u0301t\u00e9 \U0001d400b ٣٤", "utf") == ["e\u0301t\u00e9", "b", "٣٤"]
     assert render(seg, Syntax("terrier", quote=frozenset({0}))) == "#1(new york yankees) c u s open"
-    with pytest.raises(QsegError, match="no letter or digit"):
-        render(Segmentation.from_pipe("+++ ---"), Syntax("terrier"))
+    # nothing the index holds: the empty query (a log goes on past it)
+    nothing = Segmentation.from_pipe("+++ ---|東京")
+    assert render(nothing, Syntax("terrier")) == ""
+    assert render(nothing, Syntax("terrier", tokeniser="utf")) == "東京"
 
 
 @pytest.mark.parametrize(
@@ -198,6 +251,4 @@ def test_the_command_line_renders_with_the_same_module():
         "--nested prints one tree",
         "drop --format terrier",
     )
-    assert_one_line_error(
-        qseg("segment", "--format", "terrier", "+++"), "no letter or digit", status=2
-    )
+    assert out(qseg("segment", "--format", "terrier", "+++", "new york")) == "\n#1(new york)\n"

@@ -10,7 +10,14 @@ from typing import IO
 
 from qseg.cli.common import add_model_flags, add_resource_flags, at_least_one, note
 from qseg.errors import InputError, QsegError
-from qseg.integrations.syntax import ENGINE_OPTIONS, SYNTAXES, Syntax, output_syntax, renderer
+from qseg.integrations.syntax import (
+    ENGINE_OPTIONS,
+    SYNTAXES,
+    TOKENISERS,
+    Syntax,
+    output_syntax,
+    renderer,
+)
 from qseg.models import default_method, open_segmenter
 from qseg.models.format import ResourceMismatch
 from qseg.query import QueryError
@@ -103,6 +110,12 @@ def configure(seg: argparse.ArgumentParser) -> None:
     )
     engine.add_argument("--slop", type=int, help="lucene, es-dsl: the phrases' slop (default 0)")
     engine.add_argument("--boost", type=float, help="lucene, es-dsl: the phrases' boost")
+    engine.add_argument(
+        "--tokeniser",
+        choices=TOKENISERS,
+        help="terrier: the tokeniser of the index searched, as PyTerrier names it (default "
+        "english, its indexer's: A-Z a-z 0-9 only; utf: Unicode letters and digits)",
+    )
     engine.add_argument(
         "--quote",
         metavar="I,J,...|none",

@@ -235,10 +235,8 @@ def segment_parquet(
 ) -> None:
     """Parquet in, Parquet out: every column of ``inputs`` and ``segmentation``, in order."""
     check_paths(inputs, output)
-    try:
-        frame = spark.read.parquet(*inputs)
-    except Exception as exc:
-        raise QsegError(f"{', '.join(inputs)}: {spark_error(exc)}") from None
+    _check_output(spark, output)
+    frame = _read(", ".join(inputs), lambda _: spark.read.parquet(*inputs))
     if column not in frame.columns:
         raise InputError(", ".join(inputs), None, f"no column {column!r}; it has {frame.columns}")
     done = segment_dataframe(
@@ -250,7 +248,7 @@ def segment_parquet(
         errors="skip" if skip_bad else "raise",
         k=k,
     )
-    with _writing(output):
+    with _writing(spark, output):
         done.write.parquet(output)
 
 
@@ -289,6 +287,7 @@ def segment_files(
     from pyspark.sql import functions as F
 
     check_paths(inputs, output)
+    _check_output(spark, output)
     shipment = ship(spark, segmenter)
     sc = spark.sparkContext
     loads = sc.accumulator(0)
@@ -298,7 +297,8 @@ def segment_files(
     written = sc.accumulator(0)
     numbered = None
     for path in inputs:
-        raw = spark.read.option("lineSep", "\n").text(path).select(F.col("value").cast("binary"))
+        text = _read(path, spark.read.option("lineSep", "\n").text)
+        raw = text.select(F.col("value").cast("binary"))
         lines = raw.rdd.map(lambda row: bytes(row[0])).zipWithIndex()
         tagged = lines.map(lambda pair, path=path: (path, pair[1] + 1, pair[0]))
         numbered = tagged if numbered is None else numbered.union(tagged)
@@ -317,7 +317,7 @@ def segment_files(
             yield text.removesuffix("\n")
 
     assert numbered is not None
-    with _writing(output):
+    with _writing(spark, output):
         numbered.mapPartitions(partition).saveAsTextFile(output)
     return Outcome(written.value, bad.value, examples.value, loads.value, len(workers.value))
 
@@ -339,23 +339,75 @@ def _records(
 
 
 @contextmanager
-def _writing(output: str) -> Iterator[None]:
+def _writing(spark: Any, output: str) -> Iterator[None]:
     """A Spark job writing ``output``: if it fails, the folder is removed and the error is one
     line."""
     try:
         yield
     except Exception as exc:
-        shutil.rmtree(output, ignore_errors=True)
+        _remove(spark, output)
         raise QsegError(spark_error(exc)) from None
 
 
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+"""A URI Spark reads through Hadoop's file systems (``file://``, ``hdfs://``, ``s3a://``)."""
+_EXISTS = "the output exists: Spark writes a new folder; remove it first"
+
+
+def is_uri(path: str) -> bool:
+    return _URI.match(path) is not None
+
+
 def check_paths(inputs: list[str], output: str) -> None:
-    """Every input is there, the output is not (checked before Spark starts)."""
+    """Every local input is there, the local output is not (checked before Spark starts); a
+    URI is Spark's to read (:func:`_read`) and checked when a session runs
+    (:func:`_check_output`)."""
     for path in inputs:
-        if not Path(path).exists():
+        if not is_uri(path) and not Path(path).exists():
             raise PathError(path, "no such input")
-    if Path(output).exists():
-        raise PathError(output, "the output exists: Spark writes a new folder; remove it first")
+    if not is_uri(output) and Path(output).exists():
+        raise PathError(output, _EXISTS)
+
+
+def _hadoop_path(spark: Any, uri: str) -> tuple[Any, Any]:
+    """The Hadoop file system of ``uri`` and its path there (the session's configuration)."""
+    jvm, context = spark.sparkContext._jvm, spark.sparkContext._jsc
+    path = jvm.org.apache.hadoop.fs.Path(uri)
+    return path.getFileSystem(context.hadoopConfiguration()), path
+
+
+def _check_output(spark: Any, output: str) -> None:
+    """An output URI that exists is refused before any work (and is never removed)."""
+    if not is_uri(output):
+        return
+    try:
+        system, path = _hadoop_path(spark, output)
+        exists = system.exists(path)
+    except Exception as exc:
+        raise QsegError(f"{output}: {spark_error(exc)}") from None
+    if exists:
+        raise PathError(output, _EXISTS)
+
+
+def _remove(spark: Any, output: str) -> None:
+    """Remove what a failed job wrote into ``output`` (a folder it made: never one that was
+    there before, see :func:`_check_output`)."""
+    if not is_uri(output):
+        shutil.rmtree(output, ignore_errors=True)
+        return
+    try:
+        system, path = _hadoop_path(spark, output)
+        system.delete(path, True)
+    except Exception:  # the job's own error is the one to report
+        pass
+
+
+def _read(path: str, read: Any) -> Any:
+    """``read(path)``, a missing or unreadable input (a URI Spark reads) as one line."""
+    try:
+        return read(path)
+    except Exception as exc:
+        raise QsegError(f"{path}: {spark_error(exc)}") from None
 
 
 class _FirstFew:

@@ -2,12 +2,17 @@
 --format``, the service's ``format`` and the Python API.
 
 - ``lucene``: a Lucene / Elasticsearch / OpenSearch / Solr query string, multiword segments
-  as quoted phrases (``+"new york yankees" tickets``), every reserved character of a bare word
-  escaped (``c\\+\\+``);
+  as quoted phrases (``+"new york yankees" tickets``), every character that any of these
+  parsers reserves escaped in a bare word (``c\\+\\+``, ``a\\=b``; Elasticsearch's ``=``, ``<``
+  and ``>`` too), and a bare word that begins with ``<`` or ``>`` quoted: Elasticsearch reads
+  such a word as a range (``price:>5``) however it is escaped, never a quoted one;
 - ``es-dsl``: an Elasticsearch / OpenSearch search body, ``{"query": {"bool": ...}}`` with a
   ``match_phrase`` clause per quoted segment and a ``match`` clause per other word;
-- ``terrier``: Terrier's (and Indri's) ``#1(new york yankees) tickets``, words cut to their
-  letter and digit runs as Terrier's tokenizer cuts them.
+- ``terrier``: Terrier's (and Indri's) ``#1(new york yankees) tickets``, words cut into
+  tokens as the index's tokeniser cut the documents: ``english`` (Terrier's and PyTerrier's
+  default, ``EnglishTokeniser``: runs of ``A-Z a-z 0-9``, so ``naïve`` is ``na ve``) or ``utf``
+  (``UTFTokeniser``: runs of Unicode letters, digits and combining marks); both drop a token of
+  more than 20 characters, of more than 4 digits or with a character more than 3 times in a row.
 
 Two ways to use the segments: as **required phrases** (``occur="must"``, the default: a
 document must hold each phrase, the other words are optional and scored, as in paper 000's
@@ -21,10 +26,13 @@ default), or those whose indices ``quote`` names (a one-word segment is never qu
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
+import unicodedata
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, Literal
 
 from qseg.errors import QsegError
@@ -34,18 +42,28 @@ SYNTAXES = ("lucene", "es-dsl", "terrier")
 TEXT_FORMS = ("pipe", "quoted")
 Occur = Literal["must", "should"]
 
-_LUCENE_RESERVED = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
+_LUCENE_RESERVED = re.compile(r'([+\-=&|!(){}\[\]^"~*?:\\/<>])')
+"""Lucene's classic query parser's reserved characters and Elasticsearch's (``= < >``)."""
 FIELD_PATTERN = r"^[A-Za-z_@][A-Za-z0-9_.@-]*$"
 _FIELD = re.compile(FIELD_PATTERN)
-_TERRIER_WORD = re.compile(r"[^\W_]+")
+TOKENISERS = ("english", "utf")
+"""Terrier's tokenisers a ``terrier`` query is cut for (PyTerrier's ``TerrierTokeniser``)."""
+_ENGLISH_RUN = re.compile(r"[A-Za-z0-9]+")
+_UTF_TOKEN = frozenset(("Lu", "Ll", "Lt", "Lm", "Lo", "Nd", "Mn", "Mc"))
+"""Java's ``Character.isLetterOrDigit``, and the combining marks ``UTFTokeniser`` keeps."""
+_SAME_IN_A_ROW, _DIGITS, _LONGEST = 3, 4, 20
+"""What Terrier's tokenisers drop: a character more than 3 times in a row, more than 4 digits,
+more than 20 characters (``maxNumOfSameConseqLettersPerTerm``, ``maxNumOfDigitsPerTerm``,
+``max.term.length``)."""
 
 
 @dataclass(frozen=True)
 class Syntax:
     """How to render: the syntax, the field searched (``None``: the engine's default field;
     ``text`` for ``es-dsl``), the occurrence of the phrases, a phrase slop and boost, the
-    segments to quote by index from 0 (``None``: every multiword segment), and whether the
-    phrases are boosts added to the plain query."""
+    segments to quote by index from 0 (``None``: every multiword segment), whether the
+    phrases are boosts added to the plain query, and (``terrier``) the tokeniser of the index
+    searched (:data:`TOKENISERS`)."""
 
     name: str = "lucene"
     field: str | None = None
@@ -54,6 +72,7 @@ class Syntax:
     boost: float | None = None
     quote: frozenset[int] | None = None
     plain: bool = False
+    tokeniser: str = "english"
 
     def __post_init__(self) -> None:
         if self.name not in SYNTAXES:
@@ -74,6 +93,10 @@ class Syntax:
             raise QsegError(f"plain must be true or false, not {self.plain!r}")
         if self.name == "terrier" and (self.field or self.slop or self.boost):
             raise QsegError("the terrier syntax takes no field, slop or boost")
+        if self.tokeniser not in TOKENISERS:
+            raise QsegError(f"tokeniser must be english or utf, not {self.tokeniser!r}")
+        if self.name != "terrier" and self.tokeniser != "english":
+            raise QsegError("tokeniser is an option of the terrier syntax only")
 
 
 class OptionError(QsegError):
@@ -84,7 +107,7 @@ class OptionError(QsegError):
         self.option = option
 
 
-ENGINE_OPTIONS = ("field", "occur", "plain", "slop", "boost", "quote")
+ENGINE_OPTIONS = ("field", "occur", "plain", "slop", "boost", "quote", "tokeniser")
 """The options of an engine syntax, by their names in :class:`Syntax`."""
 
 
@@ -131,6 +154,7 @@ def output_syntax(
             boost=options.get("boost"),
             quote=None if quote is None else frozenset(quote),
             plain=bool(options.get("plain")),
+            tokeniser=options.get("tokeniser") or "english",
         )
     except QsegError as exc:
         raise OptionError(str(exc), given[0] if given else "format") from None
@@ -151,7 +175,7 @@ def render(segmentation: Segmentation, syntax: Syntax) -> str | dict[str, Any]:
     if syntax.name == "lucene":
         return lucene(segmentation.segments, quoted, syntax)
     if syntax.name == "terrier":
-        return terrier(segmentation.segments, quoted, syntax.plain)
+        return terrier(segmentation.segments, quoted, syntax.plain, syntax.tokeniser)
     pairs = list(zip(segmentation.segments, quoted, strict=True))
     phrases = [segment for segment, phrase in pairs if phrase]
     if syntax.plain:
@@ -162,8 +186,20 @@ def render(segmentation: Segmentation, syntax: Syntax) -> str | dict[str, Any]:
 
 
 def escape_lucene(word: str) -> str:
-    """A bare word with every reserved character of the Lucene query syntax escaped."""
-    return _LUCENE_RESERVED.sub(r"\\\1", word)
+    """A bare word with every reserved character of the Lucene query syntax escaped, or
+    quoted where it begins with ``<`` or ``>`` (Elasticsearch unescapes a word before it
+    looks for a range; a one-word phrase is the same term)."""
+    if word[:1] in ("<", ">"):
+        return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    escaped = _LUCENE_RESERVED.sub(r"\\\1", word)
+    # a first ' too: Lucene reads it as a letter, other parsers of its syntax (luqum) as a quote
+    return "\\" + escaped if escaped.startswith("'") else escaped
+
+
+def fixed_point(number: float) -> str:
+    """A number as Lucene's grammar reads a boost: digits and a point, never an exponent
+    (``1e-05`` is a syntax error there: ``0.00001``)."""
+    return format(Decimal(repr(number)).normalize(), "f")
 
 
 def lucene(
@@ -172,7 +208,7 @@ def lucene(
     prefix = f"{syntax.field}:" if syntax.field else ""
     required = "+" if syntax.occur == "must" and not syntax.plain else ""
     slop = f"~{syntax.slop}" if syntax.slop else ""
-    boost = f"^{syntax.boost:g}" if syntax.boost is not None else ""
+    boost = f"^{fixed_point(syntax.boost)}" if syntax.boost is not None else ""
     words, phrases = [], []
     for segment, phrase in zip(segments, quoted, strict=True):
         if phrase:
@@ -206,19 +242,47 @@ def es_dsl(phrases: list[tuple[str, ...]], words: list[str], syntax: Syntax) -> 
     return {"query": {"bool": {k: v for k, v in clauses.items() if v}}}
 
 
-def terrier(segments: tuple[tuple[str, ...], ...], quoted: list[bool], plain: bool = False) -> str:
+def terrier_tokens(text: str, tokeniser: str = "english") -> list[str]:
+    """The tokens Terrier's ``tokeniser`` makes of ``text`` when it indexes it: runs of
+    ``A-Z a-z 0-9`` (``english``) or of letters, digits and combining marks of Unicode's
+    Basic Multilingual Plane (``utf``: Java reads UTF-16 units, and a surrogate is neither),
+    lower-cased, without the tokens Terrier drops."""
+    if tokeniser == "english":
+        runs = _ENGLISH_RUN.findall(text)
+    else:
+        token = [ch <= "\uffff" and unicodedata.category(ch) in _UTF_TOKEN for ch in text]
+        runs = [
+            "".join(ch for ch, _ in run)
+            for kept, run in itertools.groupby(zip(text, token, strict=True), lambda x: x[1])
+            if kept
+        ]
+    return [run.lower() for run in runs if _indexed(run)]
+
+
+def _indexed(token: str) -> bool:
+    """Whether Terrier keeps a token (its tokenisers' ``check``)."""
+    if len(token) > _LONGEST or sum(ch.isdecimal() for ch in token) > _DIGITS:
+        return False
+    return all(len(list(same)) <= _SAME_IN_A_ROW for _, same in itertools.groupby(token))
+
+
+def terrier(
+    segments: tuple[tuple[str, ...], ...],
+    quoted: list[bool],
+    plain: bool = False,
+    tokeniser: str = "english",
+) -> str:
     words, phrases = [], []
     for segment, phrase in zip(segments, quoted, strict=True):
-        tokens = [run for word in segment for run in _TERRIER_WORD.findall(word)]
+        tokens = [token for word in segment for token in terrier_tokens(word, tokeniser)]
         if phrase and len(tokens) > 1:
             phrases.append(f"#1({' '.join(tokens)})")
             if not plain:
                 words.append(phrases.pop())
                 continue
         words.extend(tokens)
-    if not words:
-        text = " ".join(w for s in segments for w in s)
-        raise QsegError(f"{text!r} has no letter or digit: nothing Terrier can match")
+    # a query with no token the tokeniser indexes is the empty query: the index holds nothing
+    # of it (an error would stop a whole log at its first query in another script)
     return " ".join(words + phrases)
 
 

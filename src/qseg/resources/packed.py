@@ -127,7 +127,7 @@ def unpack(data: bytes, path: Path | None) -> Store:
     try:
         kept: dict[str, Any] = json.loads(arrays["header"].tobytes().decode("utf-8"))
         count, low_bits = int(kept["count"]), int(kept["low_bits"])
-        if kept["format"] != FORMAT or not 0 < count < 2**32 or not 0 <= low_bits < 64:
+        if kept["format"] != FORMAT or not 0 <= count < 2**32 or not 0 <= low_bits < 64:
             raise ValueError(f"format {kept['format']}, {count} keys, {low_bits} low bits")
         fingerprint_bits, seed = int(kept["fingerprint_bits"]), int(kept["seed"])
         kind = kept.get("kind", "titles")

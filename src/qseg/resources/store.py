@@ -111,9 +111,11 @@ class Quantizer:
         return codes
 
     def table(self) -> np.ndarray:
-        """Decoded count of every code."""
+        """Decoded count of every code (those past 2^63 held there: a store of counts up to 1,
+        whose step is 1, has codes no count reaches)."""
         codes = np.arange(1 << self.bits, dtype=np.float64)
-        decoded = np.rint(np.exp((codes - 1) * self.step)).astype(np.uint64)
+        exponents = np.minimum((codes - 1) * self.step, 63 * math.log(2))
+        decoded = np.rint(np.exp(exponents)).astype(np.uint64)
         decoded[0] = 0
         return decoded
 

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, create_model
 from pydantic_core import PydanticCustomError
 
-from qseg.integrations.syntax import ENGINE_OPTIONS, FIELD_PATTERN, SYNTAXES
+from qseg.integrations.syntax import ENGINE_OPTIONS, FIELD_PATTERN, SYNTAXES, TOKENISERS
 from qseg.query import QueryError, normalize
 from qseg.segmenters.nesting import MAX_NESTED_WORDS
 from qseg.segmenters.records import FORMATS
@@ -90,6 +90,13 @@ def tied_fields(settings: Settings) -> list[dict[str, Any]]:
                     "boost": {"type": "null"},
                 }
             },
+        },
+        {
+            "if": {
+                "properties": {"format": {"enum": ["lucene", "es-dsl"]}},
+                "required": ["format"],
+            },
+            "then": {"properties": {"tokeniser": {"enum": [None, "english"]}}},
         },
         {
             "if": {"properties": {"nested": {"const": True}}, "required": ["nested"]},
@@ -205,6 +212,10 @@ def request_model(names: list[str], settings: Settings) -> type[BaseModel]:
         quote=(
             list[Annotated[int, Field(ge=0, strict=False), BeforeValidator(_a_number)]] | None,
             Field(None, description="engine syntax: quote only these segments (from 0)"),
+        ),
+        tokeniser=(
+            Literal[TOKENISERS] | None,  # type: ignore[valid-type]
+            Field(None, description="terrier: the index's tokeniser, english (default) or utf"),
         ),
     )
 

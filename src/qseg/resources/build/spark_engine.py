@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from qseg.errors import InputError, QsegError
-from qseg.jvm import log4j_config
+from qseg.jvm import log4j_config, require_java
 from qseg.resources.build.duckdb_engine import CLEAN_ASCII
 from qseg.resources.build.sources import Source
 
@@ -75,11 +75,18 @@ def scratch_session(
 ) -> Iterator[Any]:
     """A Spark session with a scratch folder of its own (its local dirs and warehouse,
     removed at the end with the session stopped), Spark's logging kept to errors, the driver
-    bound to 127.0.0.1 when ``local``; ``missing``: the error without PySpark."""
+    bound to 127.0.0.1 when ``local``; ``missing``: the error without PySpark. A session the
+    process already has is used as it is and left running (its master and settings are its
+    owner's); a JVM that cannot start is one line, with nothing left behind."""
     try:
         from pyspark.sql import SparkSession
     except ImportError:
         raise QsegError(missing) from None
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        yield active
+        return
+    require_java("Spark")
     scratch = Path(tempfile.mkdtemp(prefix="qseg-spark-"))
     os.environ["SPARK_LOCAL_DIRS"] = str(scratch)
     log4j = log4j_config(scratch, "spark")
@@ -97,7 +104,12 @@ def scratch_session(
         builder = builder.config("spark.driver.bindAddress", "127.0.0.1").config(
             "spark.driver.host", "127.0.0.1"
         )
-    spark = builder.getOrCreate()
+    try:
+        spark = builder.getOrCreate()
+    except Exception as exc:
+        shutil.rmtree(scratch, ignore_errors=True)
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise QsegError(f"Spark did not start: {first}") from None
     try:
         yield spark
     finally:
