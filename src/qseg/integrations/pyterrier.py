@@ -8,7 +8,7 @@ PyTerrier's own Terrier engine downloads its jars when it starts, so this module
 retriever that runs here: :class:`QsegRetriever`, BM25 over a positional index of a collection
 built in-process by tantivy (or by Lucene through pyserini, where Java is installed), reading
 queries in the Lucene syntax the rewriter writes by default (``+"new york yankees"
-tickets``: required phrases; ``new york yankees tickets "new york yankees"``: phrase boosts).
+tickets``: required phrases; ``new york yankees tickets "new york yankees"^0.25``: phrase boosts).
 It keeps every input column, ``query_0`` included.
 
 :func:`topics` and :func:`qrels` give a collection of ``../shared/data/ir`` as PyTerrier's

@@ -18,7 +18,18 @@ Two ways to use the segments: as **required phrases** (``occur="must"``, the def
 document must hold each phrase, the other words are optional and scored, as in paper 000's
 quoted queries; ``occur="should"``: every clause optional), or as **phrase boosts** added to
 the plain query (``plain=True``: every word as typed, each phrase an extra optional clause,
-what production engines do). A phrase may have a ``slop`` and a ``boost``.
+what production engines do). A phrase may have a ``slop`` and a ``boost``; a phrase boost's
+weight is :data:`PHRASE_BOOST` unless one is given (weight 1 costs nDCG@10 significantly on
+Vaswani, 0.358 -> 0.332; the weight chosen by leave-one-collection-out cross-validation costs
+nothing significant on any of the three collections: docs/integrations.md).
+
+A third way, **segment proximity** (``proximity=True``), is Bendersky, Croft & Smith's (2009)
+two-stage idea on the sequential dependence model of Metzler & Croft (2005): every word as
+typed, and for each pair of adjacent words *inside a segment* an ordered window (the pair as a
+phrase: Terrier's ``#1``) and an unordered one (:data:`WINDOW` words: Terrier's ``#uw8``; in
+Lucene and Elasticsearch a phrase of slop ``WINDOW - 1``), weighted as SDM weighs them
+(0.85 / 0.1 / 0.05, the words' weight taken as 1: :data:`PROXIMITY_BOOSTS`). The whole query as
+one segment is SDM itself.
 
 Which multiword segments are quoted is the quoted version of paper 000: all of them (the
 default), or those whose indices ``quote`` names (a one-word segment is never quoted).
@@ -63,7 +74,8 @@ class Syntax:
     ``text`` for ``es-dsl``), the occurrence of the phrases, a phrase slop and boost, the
     segments to quote by index from 0 (``None``: every multiword segment), whether the
     phrases are boosts added to the plain query, and (``terrier``) the tokeniser of the index
-    searched (:data:`TOKENISERS`)."""
+    searched (:data:`TOKENISERS`); ``proximity``: the segment proximity rewrite instead of
+    phrases."""
 
     name: str = "lucene"
     field: str | None = None
@@ -73,6 +85,15 @@ class Syntax:
     quote: frozenset[int] | None = None
     plain: bool = False
     tokeniser: str = "english"
+    proximity: bool = False
+
+    @property
+    def phrase_boost(self) -> float | None:
+        """The weight of each phrase: ``boost``, else :data:`PHRASE_BOOST` for a phrase added
+        to the plain query, else none (a required phrase)."""
+        if self.boost is not None:
+            return self.boost
+        return PHRASE_BOOST if self.plain else None
 
     def __post_init__(self) -> None:
         if self.name not in SYNTAXES:
@@ -91,6 +112,10 @@ class Syntax:
             raise QsegError(f"quote takes segment numbers >= 0, not {sorted(self.quote)!r}")
         if not isinstance(self.plain, bool):
             raise QsegError(f"plain must be true or false, not {self.plain!r}")
+        if not isinstance(self.proximity, bool):
+            raise QsegError(f"proximity must be true or false, not {self.proximity!r}")
+        if self.proximity and (self.plain or self.occur != "must" or self.slop or self.boost):
+            raise QsegError("proximity sets its own clauses: drop plain, occur, slop and boost")
         if self.name == "terrier" and (self.field or self.slop or self.boost):
             raise QsegError("the terrier syntax takes no field, slop or boost")
         if self.tokeniser not in TOKENISERS:
@@ -107,7 +132,12 @@ class OptionError(QsegError):
         self.option = option
 
 
-ENGINE_OPTIONS = ("field", "occur", "plain", "slop", "boost", "quote", "tokeniser")
+PHRASE_BOOST = 0.25
+"""The weight of a phrase added to the plain query when no ``boost`` is given: the weight that
+leave-one-collection-out cross-validation chose on NFCorpus, Cranfield and Vaswani
+(``scripts/retrieval_report.py``: 0.25 for two held-out collections, 0.05 for the third)."""
+
+ENGINE_OPTIONS = ("field", "occur", "plain", "slop", "boost", "quote", "tokeniser", "proximity")
 """The options of an engine syntax, by their names in :class:`Syntax`."""
 
 
@@ -155,6 +185,7 @@ def output_syntax(
             quote=None if quote is None else frozenset(quote),
             plain=bool(options.get("plain")),
             tokeniser=options.get("tokeniser") or "english",
+            proximity=bool(options.get("proximity")),
         )
     except QsegError as exc:
         raise OptionError(str(exc), given[0] if given else "format") from None
@@ -172,10 +203,12 @@ def quoted_segments(segmentation: Segmentation, quote: Collection[int] | None) -
 def render(segmentation: Segmentation, syntax: Syntax) -> str | dict[str, Any]:
     """The segmentation in ``syntax``: a query string, or for ``es-dsl`` a search body."""
     quoted = quoted_segments(segmentation, syntax.quote)
+    if syntax.proximity:
+        return proximity(segmentation, quoted, syntax)
     if syntax.name == "lucene":
         return lucene(segmentation.segments, quoted, syntax)
     if syntax.name == "terrier":
-        return terrier(segmentation.segments, quoted, syntax.plain, syntax.tokeniser)
+        return terrier(segmentation.segments, quoted, syntax)
     pairs = list(zip(segmentation.segments, quoted, strict=True))
     phrases = [segment for segment, phrase in pairs if phrase]
     if syntax.plain:
@@ -183,6 +216,55 @@ def render(segmentation: Segmentation, syntax: Syntax) -> str | dict[str, Any]:
     else:
         words = [word for segment, phrase in pairs if not phrase for word in segment]
     return es_dsl(phrases, words, syntax)
+
+
+WINDOW = 8
+"""The unordered window of segment proximity and SDM, in words (Terrier's ``#uw8``)."""
+PROXIMITY_BOOSTS = (0.12, 0.06)
+"""The weights of a pair's ordered and unordered window beside a word's 1: SDM's 0.1 and 0.05
+against its 0.85 for the words, rounded."""
+
+
+def adjacent_pairs(segmentation: Segmentation, quoted: list[bool]) -> list[tuple[str, str]]:
+    """The pairs of adjacent words inside each chosen multiword segment, in order."""
+    return [
+        (a, b)
+        for segment, chosen in zip(segmentation.segments, quoted, strict=True)
+        if chosen
+        for a, b in itertools.pairwise(segment)
+    ]
+
+
+def proximity(
+    segmentation: Segmentation, quoted: list[bool], syntax: Syntax
+) -> str | dict[str, Any]:
+    """The segment proximity rewrite (see the module docstring) in ``syntax``."""
+    pairs = adjacent_pairs(segmentation, quoted)
+    ordered, unordered = (fixed_point(b) for b in PROXIMITY_BOOSTS)
+    if syntax.name == "terrier":
+        words = [t for w in segmentation.words for t in terrier_tokens(w, syntax.tokeniser)]
+        for a, b in pairs:
+            tokens = terrier_tokens(f"{a} {b}", syntax.tokeniser)
+            if len(tokens) > 1:
+                pair = " ".join(tokens)
+                words.append(f"#combine:0={ordered}(#1({pair}))")
+                words.append(f"#combine:0={unordered}(#uw{WINDOW}({pair}))")
+        return " ".join(words)
+    if syntax.name == "es-dsl":
+        field = syntax.field or "text"
+        clauses: list[dict[str, Any]] = [{"match": {field: " ".join(segmentation.words)}}]
+        for a, b in pairs:
+            for slop, boost in zip((0, WINDOW - 1), PROXIMITY_BOOSTS, strict=True):
+                body = {"query": f"{a} {b}", "slop": slop, "boost": boost}
+                clauses.append({"match_phrase": {field: body}})
+        return {"query": {"bool": {"should": clauses}}}
+    prefix = f"{syntax.field}:" if syntax.field else ""
+    clauses_text = [prefix + escape_lucene(word) for word in segmentation.words]
+    for a, b in pairs:
+        text = f"{a} {b}".replace("\\", "\\\\").replace('"', '\\"')
+        clauses_text.append(f'{prefix}"{text}"^{ordered}')
+        clauses_text.append(f'{prefix}"{text}"~{WINDOW - 1}^{unordered}')
+    return " ".join(clauses_text)
 
 
 def escape_lucene(word: str) -> str:
@@ -208,7 +290,8 @@ def lucene(
     prefix = f"{syntax.field}:" if syntax.field else ""
     required = "+" if syntax.occur == "must" and not syntax.plain else ""
     slop = f"~{syntax.slop}" if syntax.slop else ""
-    boost = f"^{fixed_point(syntax.boost)}" if syntax.boost is not None else ""
+    weight = syntax.phrase_boost
+    boost = f"^{fixed_point(weight)}" if weight is not None else ""
     words, phrases = [], []
     for segment, phrase in zip(segments, quoted, strict=True):
         if phrase:
@@ -228,8 +311,8 @@ def es_dsl(phrases: list[tuple[str, ...]], words: list[str], syntax: Syntax) -> 
         body: dict[str, Any] = {"query": " ".join(segment)}
         if syntax.slop:
             body["slop"] = syntax.slop
-        if syntax.boost is not None:
-            body["boost"] = syntax.boost
+        if syntax.phrase_boost is not None:
+            body["boost"] = syntax.phrase_boost
         phrase_clauses.append({"match_phrase": {field: body}})
     if syntax.plain:
         clauses = {"must": [{"match": {field: " ".join(words)}}], "should": phrase_clauses}
@@ -267,17 +350,18 @@ def _indexed(token: str) -> bool:
 
 
 def terrier(
-    segments: tuple[tuple[str, ...], ...],
-    quoted: list[bool],
-    plain: bool = False,
-    tokeniser: str = "english",
+    segments: tuple[tuple[str, ...], ...], quoted: list[bool], syntax: Syntax = Syntax("terrier")
 ) -> str:
     words, phrases = [], []
+    weight = syntax.phrase_boost
     for segment, phrase in zip(segments, quoted, strict=True):
-        tokens = [token for word in segment for token in terrier_tokens(word, tokeniser)]
+        tokens = [token for word in segment for token in terrier_tokens(word, syntax.tokeniser)]
         if phrase and len(tokens) > 1:
-            phrases.append(f"#1({' '.join(tokens)})")
-            if not plain:
+            ordered = f"#1({' '.join(tokens)})"
+            if weight is not None and weight != 1:
+                ordered = f"#combine:0={fixed_point(weight)}({ordered})"
+            phrases.append(ordered)
+            if not syntax.plain:
                 words.append(phrases.pop())
                 continue
         words.extend(tokens)

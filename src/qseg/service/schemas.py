@@ -75,6 +75,7 @@ def tied_fields(settings: Settings) -> list[dict[str, Any]]:
     takes a few, not one per value of ``k``.)"""
     no_options: dict[str, Any] = {name: {"type": "null"} for name in ENGINE_OPTIONS}
     no_options["plain"] = {"const": False}
+    no_options["proximity"] = {"const": False}
     words = min(settings.max_words, MAX_NESTED_WORDS)
     conditions: list[dict[str, Any]] = [
         {
@@ -86,6 +87,17 @@ def tied_fields(settings: Settings) -> list[dict[str, Any]]:
             "then": {
                 "properties": {
                     "field": {"type": "null"},
+                    "slop": {"enum": [None, 0]},
+                    "boost": {"type": "null"},
+                }
+            },
+        },
+        {
+            "if": {"properties": {"proximity": {"const": True}}, "required": ["proximity"]},
+            "then": {
+                "properties": {
+                    "plain": {"const": False},
+                    "occur": {"enum": [None, "must"]},
                     "slop": {"enum": [None, 0]},
                     "boost": {"type": "null"},
                 }
@@ -201,6 +213,10 @@ def request_model(names: list[str], settings: Settings) -> type[BaseModel]:
             Field(None, description="must: every phrase required (default); should: optional"),
         ),
         plain=(bool, Field(False, description="the plain query with the phrases as boosts")),
+        proximity=(
+            bool,
+            Field(False, description="segment proximity: words and windows of segment pairs"),
+        ),
         slop=(
             Annotated[int, Field(ge=0, strict=False), BeforeValidator(_a_number)] | None,
             Field(None, description="lucene, es-dsl: phrase slop"),

@@ -112,6 +112,12 @@ class LuceneEngine:
         self._searcher, self._analyzer, self.fingerprint = searcher, analyzer, digest
         return digest
 
+    def bm25(self, k1: float, b: float) -> None:
+        """Rank with BM25 of these parameters from now on (the index is the same)."""
+        if self._searcher is None:
+            raise QsegError("the engine has no index: call index(collection) first")
+        self._searcher.set_bm25(float(k1), float(b))
+
     def _build(self, documents: list[tuple[str, str]], target: Path) -> None:
         with atomic_directory(target) as tmp:
             flags, _ = self._analyzer_args(tmp)
