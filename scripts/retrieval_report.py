@@ -230,9 +230,14 @@ def main() -> None:
     args = parser.parse_args()
     if shutil.which("java") is None:
         sys.exit("the Lucene engine needs Java 17+ (and pyserini 0.25.0)")
+    from qseg.evaluation.provenance import builtin_resources, provenance_line
+
     lines, weight_lines, chosen = run(args.shared)
+    record = provenance_line([args.shared / "data" / "ir"], builtin_resources())
     block = "\n".join(
         [
+            record,
+            "",
             *lines,
             "",
             "nDCG@10 of phrase boosts by weight (`*`: the weight chosen for that collection on "

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tarfile
 import venv
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -92,6 +93,8 @@ def test_the_sdist_builds_a_wheel_that_segments_with_the_core_alone(tmp_path):
         env={**os.environ, "CFLAGS": "-O0"},
     )
     (wheel,) = wheels.glob("qseg-*.whl")
+    with zipfile.ZipFile(wheel) as built:
+        assert "qseg/py.typed" in built.namelist()  # type checkers read qseg's annotations
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"

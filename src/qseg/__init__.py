@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import Any, TypedDict
 
 from qseg.errors import (
     AgreementError,
@@ -60,6 +60,16 @@ __all__ = [
 ]
 
 
+class _ResourceFiles(TypedDict, total=False):
+    """The resource files of :func:`segmenter`, as :meth:`Resources.load` takes them."""
+
+    ngrams: StrPath | None
+    titles: StrPath | None
+    unigrams: StrPath | None
+    bigrams: StrPath | None
+    query_log: StrPath | None
+
+
 def segmenter(
     method: str | None = None,
     resources: Resources | None = None,
@@ -79,7 +89,12 @@ def segmenter(
     Without a method: the shipped default model (where none is shipped, the rule-based
     ``wiki(unseen_titles=true)`` where titles are available, else ``naive``).
     """
-    files = {"ngrams": ngrams, "titles": titles, "unigrams": unigrams, "bigrams": bigrams}
+    files: _ResourceFiles = {
+        "ngrams": ngrams,
+        "titles": titles,
+        "unigrams": unigrams,
+        "bigrams": bigrams,
+    }
     files["query_log"] = query_log
     given = [name for name, path in files.items() if path is not None]
     if resources is not None and given:

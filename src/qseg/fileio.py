@@ -18,7 +18,7 @@ import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, BinaryIO, TextIO
+from typing import IO, Any, BinaryIO, TextIO, cast
 
 from qseg.errors import InputError, PathError
 
@@ -42,7 +42,7 @@ def open_binary(path: StrPath) -> BinaryIO:
     path = Path(path)
     try:
         if path.suffix == ".gz":
-            return gzip.open(path, "rb")  # type: ignore[return-value]
+            return gzip.open(path, "rb")  # type: ignore[return-value]  # a GzipFile: binary I/O
         return path.open("rb")
     except FileNotFoundError:
         raise PathError(path, "no such file") from None
@@ -94,9 +94,10 @@ def iter_stream(stream: BinaryIO, source: str) -> Iterator[tuple[int, str]]:
     """
     lineno = 1
     pending = b""
+    buffered = cast(io.BufferedIOBase, stream)  # a file or gzip stream: both have read1
     try:
         while True:
-            block = stream.read1(_BLOCK)
+            block = buffered.read1(_BLOCK)
             if not block:
                 break
             block = pending + block
@@ -173,7 +174,7 @@ def _replacing(path: StrPath, binary: bool) -> Iterator[IO[Any]]:
 def atomic_write(path: StrPath) -> Iterator[TextIO]:
     """Write a text file so that readers see either the old file or the complete new one."""
     with _replacing(path, binary=False) as out:
-        yield out
+        yield cast(TextIO, out)  # opened in text mode
 
 
 def atomic_write_bytes(path: StrPath, data: bytes) -> None:

@@ -68,9 +68,12 @@ def normalize(text: Query) -> tuple[str, ...]:
 
 def _joined(words: object) -> str:
     """A word list's text, or :class:`QueryError` for anything else than text or words."""
-    sequence = isinstance(words, Sequence) and not isinstance(words, bytes | bytearray)
-    if sequence and all(isinstance(word, str) for word in words):  # type: ignore[union-attr]
-        return " ".join(words)  # type: ignore[arg-type]
+    if (
+        isinstance(words, Sequence)
+        and not isinstance(words, bytes | bytearray)
+        and all(isinstance(word, str) for word in words)
+    ):
+        return " ".join(words)
     raise QueryError(
         f"a query is text or a list of words (str), not {type(words).__name__}: {words!r:.60}"
     )

@@ -253,9 +253,10 @@ class NestedSegmentation(_Frozen):
             if token == "(":
                 stack.append(None)
             elif token == ")":
-                parts = []
-                while stack and stack[-1] is not None:
-                    parts.append(stack.pop())
+                parts: list[tuple[int, int]] = []
+                while stack and (part := stack[-1]) is not None:
+                    stack.pop()
+                    parts.append(part)
                 if not stack:
                     raise SegmentationError(f"unbalanced ')' in {text!r}")
                 stack.pop()
@@ -296,12 +297,20 @@ class NestedSegmentation(_Frozen):
 
     def to_brackets(self) -> str:
         """Bracket text: ``((new york) yankees)``."""
-        return _fold(self.heights, self.words.__getitem__, lambda kids: f"({' '.join(kids)})")
+        return _fold(self.heights, self.words.__getitem__, _bracketed)
 
     @property
     def tree(self) -> str | tuple[Any, ...]:
         """The tree as nested tuples of words."""
-        return _fold(self.heights, self.words.__getitem__, tuple)
+        words = self.words
+
+        def leaf(index: int) -> str | tuple[Any, ...]:
+            return words[index]
+
+        def node(kids: list[str | tuple[Any, ...]]) -> str | tuple[Any, ...]:
+            return tuple(kids)
+
+        return _fold(self.heights, leaf, node)
 
     @property
     def spans(self) -> tuple[tuple[int, int], ...]:
@@ -336,6 +345,10 @@ class NestedSegmentation(_Frozen):
 
     def __repr__(self) -> str:
         return f"NestedSegmentation.from_brackets({self.to_brackets()!r})"
+
+
+def _bracketed(kids: list[str]) -> str:
+    return f"({' '.join(kids)})"
 
 
 def _fold(heights: tuple[int, ...], leaf: Callable[[int], T], join: Callable[[list[T]], T]) -> T:
@@ -412,7 +425,7 @@ def as_target(value: object, index: int) -> Target:
         and all(isinstance(ref, Reference) for ref in value)
         and len({ref.segmentation.words for ref in value}) == 1
     ):
-        return value  # type: ignore[return-value]
+        return value
     raise SegmentationError(
         f"target {index}: a target is a Segmentation, pipe text ('new york|tickets') or a "
         f"list of Reference of one query, not {type(value).__name__}: {value!r:.60}"

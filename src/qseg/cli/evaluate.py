@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import IO
+from typing import IO, cast
 
 from qseg.cli.common import (
     add_model_flags,
@@ -85,7 +85,8 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
             raise QsegError(f"two systems are named {name!r}")
         segmenter = open_segmenter(spec, given, allow_other_resources=args.allow_other_resources)
         systems[name] = segment_gold(segmenter, gold)
-    tests = compare(systems, *args.compare, gold, args.protocol) if args.compare else ()
+    pair = cast("tuple[str, str] | None", args.compare)  # nargs=2: the names of A and B
+    tests = compare(systems, *pair, gold, args.protocol) if pair else ()
     results = evaluate(systems, gold, args.protocol)
     if args.format == "json":
         rows = [r.summary() for r in results]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import IO
+from typing import IO, TYPE_CHECKING, cast
 
 from qseg.cli.common import (
     add_model_flags,
@@ -15,6 +15,11 @@ from qseg.corpora import ir
 from qseg.corpora.ir import FILE_FORMATS, KNOWN
 from qseg.evaluation.ir.engines import ENGINES
 from qseg.evaluation.ir.framework import DEFAULT_MEASURES
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from qseg.segmentation import NestedSegmentation, Segmentation
 
 
 def configure(ir: argparse.ArgumentParser) -> None:
@@ -183,7 +188,8 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
         specs = {spec: spec for spec in ("naive", default)}
     if specs and args.counts_from_documents:
         given = replace(given, ngrams=collection_counts(collection, folder / "counts"))
-    systems = {}
+    # a query's segmentation, its tree, or None where it has no tree (too long to nest)
+    systems: dict[str, Mapping[str, Segmentation | NestedSegmentation | None]] = {}
     for name, spec in specs.items():
         segmenter = open_segmenter(spec, given, allow_other_resources=args.allow_other_resources)
         by = nest_queries if args.nested else segment_queries
@@ -193,13 +199,13 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
     stop = ir.read_words(args.engine_stopwords) if args.engine_stopwords else frozenset()
     engine = open_engine(args.engine, folder / "indexes", stop)
     with progress_bar(args.quiet, "docs", "indexing") as bar:
-        engine.progress = bar.update  # type: ignore[attr-defined]
+        engine.progress = bar.update  # type: ignore[attr-defined]  # each engine has one
         engine.index(collection)
     with progress_bar(args.quiet, "searches", "evaluating") as bar:
         results = evaluate_ir(
             collection,
             engine,
-            systems,
+            systems,  # a query without a tree (None) is left out of every column
             measures=args.measures.split(),
             cache=None if args.no_cache else str(folder / "results.sqlite"),
             bqv=not args.no_bqv,
@@ -207,7 +213,9 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
             progress=bar.update,
         )
     gold = read_gold(args.gold) if args.gold else None
-    taus = kendall_taus(results, systems, bqv=not args.no_bqv, gold=gold)
+    # kendall_taus keeps the flat systems only (matching metrics compare flat segmentations)
+    flat = cast("dict[str, Mapping[str, Segmentation]]", systems)
+    taus = kendall_taus(results, flat, bqv=not args.no_bqv, gold=gold)
     for message in (unreachable_note(results), left_out_note(results)):
         if message:
             note(message)

@@ -21,12 +21,14 @@ from qseg.integrations.syntax import (
 from qseg.models import default_method, open_segmenter
 from qseg.models.format import ResourceMismatch
 from qseg.query import QueryError
+from qseg.segmentation import NestedSegmentation
 from qseg.segmenters.base import Segmenter
 from qseg.segmenters.nesting import MAX_NESTED_WORDS
 from qseg.segmenters.records import (
     BATCH,
     FORMATS,
     Record,
+    Result,
     Skipped,
     TagLookup,
     format_nested,
@@ -335,6 +337,7 @@ def _answers(
     syntax: Syntax | None,
 ) -> Iterator[str]:
     """The output lines, query by query (a skipped query: its marker, reported on stderr)."""
+    results: Iterator[tuple[str | None, NestedSegmentation] | Result | Skipped]
     if args.nested:
         results = nest_records(
             segmenter,

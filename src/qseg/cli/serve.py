@@ -86,7 +86,7 @@ def add_settings(parser: argparse.ArgumentParser, *, numbers: bool = True) -> No
         group.add_argument(
             flag(name),
             dest=name,
-            type=field.annotation,  # type: ignore[arg-type]
+            type=field.annotation,  # type: ignore[arg-type]  # int or float: callable
             metavar="N",
             help=f"{field.description} (default: {field.default})",
         )

@@ -80,8 +80,8 @@ def read_training_data(
             raise QsegError(
                 f"{len(missing)} queries have no gold segmentation, e.g. {missing[0]!r}"
             )
-        for k, words in chosen.items():
-            if target_words(labels[k]) != words:
+        for k, expected in chosen.items():
+            if target_words(labels[k]) != expected:
                 raise QsegError(f"query {k}: the gold segmentation is of another query")
         ids = list(chosen)
     words = [target_words(labels[k]) for k in ids]

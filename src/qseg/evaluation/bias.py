@@ -227,17 +227,17 @@ def bias_tables(stats: BiasStatistics) -> list[Table]:
         for n, counts in sorted(stats.heights.items()):
             total = sum(counts.values())
             mean = sum(h * c for h, c in counts.items()) / total
-            expected = (
+            expected_height = (
                 f"{float(random_model.expected_height(n)):.2f}"
                 if 2 <= n <= random_model.MAX_NESTED_WORDS
                 else "-"
             )
-            rows.append([str(n), str(total), f"{mean:.2f}", expected])
+            rows.append([str(n), str(total), f"{mean:.2f}", expected_height])
         tables.append(("Root heights of nested annotations (paper 001, Table 5)", header, rows))
     if stats.prepositions:
         overall: Counter[str] = Counter()
-        for counts in stats.prepositions.values():
-            overall.update(counts)
+        for by_position in stats.prepositions.values():
+            overall.update(by_position)
         total = sum(overall.values())
         rows = [[pos, str(overall[pos]), _pct(overall[pos], total)] for pos in POSITIONS]
         tables.append(
@@ -250,9 +250,9 @@ def bias_tables(stats: BiasStatistics) -> list[Table]:
         frequent = sorted(stats.prepositions.items(), key=lambda kv: (-sum(kv[1].values()), kv[0]))
         header = ["preposition", "occurrences", *(f"{pos} %" for pos in POSITIONS)]
         rows = []
-        for word, counts in frequent[:12]:
-            n_occ = sum(counts.values())
-            rows.append([word, str(n_occ), *(_pct(counts[pos], n_occ) for pos in POSITIONS)])
+        for word, by_position in frequent[:12]:
+            n_occ = sum(by_position.values())
+            rows.append([word, str(n_occ), *(_pct(by_position[pos], n_occ) for pos in POSITIONS)])
         tables.append(
             ("Boundaries around the most frequent prepositions (% of occurrences)", header, rows)
         )
@@ -325,8 +325,8 @@ def plot_bias(stats: BiasStatistics, folder: str | Path, prefix: str = "") -> li
         save(fig, "tree-heights")
     if stats.prepositions:
         overall: Counter[str] = Counter()
-        for counts in stats.prepositions.values():
-            overall.update(counts)
+        for by_position in stats.prepositions.values():
+            overall.update(by_position)
         total = sum(overall.values())
         fig, ax = plt.subplots(figsize=(6, 4))
         ax.bar(POSITIONS, [100 * overall[p] / total for p in POSITIONS])

@@ -223,7 +223,7 @@ def majority_stability(
         votes = np.array([r.votes for r in references], dtype=np.float64)
         if votes.sum() <= 0:
             raise QsegError(f"the references of query {query_id} have no votes")
-        observed = choose_reference("majority", references)
+        observed = majority(references)
         matches = [match(query_id, r.segmentation, observed) for r in references]
         agree = np.array([m.correct_gaps for m in matches])
         same = np.array([m.correct for m in matches])

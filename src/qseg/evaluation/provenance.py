@@ -69,7 +69,7 @@ def builtin_resources(names: bool = False) -> dict[str, Any]:
     by name, for :func:`provenance` of a run that used them (built here if not cached)."""
     from qseg.resources import default
 
-    found = {
+    found: dict[str, Any] = {
         "built-in counts": default.default_counts(),
         "built-in titles": default.default_titles(),
     }

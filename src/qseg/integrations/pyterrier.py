@@ -33,7 +33,7 @@ from qseg.query import QueryError, normalize
 from qseg.segmenters.base import Segmenter
 
 
-class QsegRewriter(pt.Transformer):  # type: ignore[misc]
+class QsegRewriter(pt.Transformer):
     """Rewrite each query as its segmentation in ``syntax`` (a :class:`Syntax`, or a syntax's
     name: ``lucene``, the default, ``es-dsl``, ``terrier``); the original goes to ``query_0``.
     ``segmenter``: a segmenter or a spec (default: the shipped default model)."""
@@ -64,7 +64,7 @@ class QsegRewriter(pt.Transformer):  # type: ignore[misc]
         return f"QsegRewriter({self.segmenter.spec!r}, {self.syntax.name!r}{options})"
 
 
-class QsegRetriever(pt.Transformer):  # type: ignore[misc]
+class QsegRetriever(pt.Transformer):
     """BM25 over ``collection`` with ``engine`` (``tantivy``, embedded; ``lucene``, through
     pyserini on Java): the top ``k`` documents of each query (Lucene syntax), every input
     column kept, with ``docno``, ``score`` and ``rank``. Indexes are built once under

@@ -295,7 +295,7 @@ def segment_files(
     examples = sc.accumulator([], _FirstFew())
     workers = sc.accumulator(set(), _Union())
     written = sc.accumulator(0)
-    numbered = None
+    numbered: Any = None
     for path in inputs:
         text = _read(path, spark.read.option("lineSep", "\n").text)
         raw = text.select(F.col("value").cast("binary"))

@@ -292,7 +292,8 @@ def lucene(
     slop = f"~{syntax.slop}" if syntax.slop else ""
     weight = syntax.phrase_boost
     boost = f"^{fixed_point(weight)}" if weight is not None else ""
-    words, phrases = [], []
+    words: list[str] = []
+    phrases: list[str] = []
     for segment, phrase in zip(segments, quoted, strict=True):
         if phrase:
             text = " ".join(segment).replace("\\", "\\\\").replace('"', '\\"')

@@ -12,6 +12,7 @@ import re
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from qseg.errors import PathError, extras_named
 from qseg.models.catalog import REBUILD, SHIPPED, shipped_model, shipped_names
@@ -23,6 +24,10 @@ from qseg.segmenters.base import Segmenter
 from qseg.segmenters.registry import METHODS, SpecError, create, default_spec
 from qseg.segmenters.spec import Method, Param, format_spec, looks_like_spec
 from qseg.segmenters.spec import parse as parse_spec_with
+
+if TYPE_CHECKING:
+    from qseg.segmenters.break_model import BreakModel
+    from qseg.segmenters.routing import RoutedModel
 
 __all__ = [
     "DEFAULT",
@@ -120,7 +125,8 @@ def _open(
     if values is None:
         return segmenter
     canonical = format_spec(model, MODEL_OPTIONS, values)
-    return segmenter.with_style(style or segmenter.style, canonical)  # type: ignore[attr-defined]
+    saved = cast("BreakModel | RoutedModel", segmenter)  # what _open_model opens
+    return saved.with_style(style or saved.style, canonical)
 
 
 def _with_builtin_titles(resources: Resources | None, shipped: Path) -> Resources:
@@ -140,6 +146,14 @@ def _a_model(text: str, shipped: Path) -> bool:
     return shipped_model(text, shipped) is not None or text.endswith(MODEL_SUFFIX)
 
 
+class _Opened(TypedDict):
+    """How :func:`load` opens a model, as :func:`_open_model` passes it on."""
+
+    allow_other_resources: bool
+    contextual: bool
+    style: str | None
+
+
 def _open_model(
     text: str,
     resources: Resources | None,
@@ -150,7 +164,7 @@ def _open_model(
 ) -> Segmenter | None:
     """The saved model ``text`` names (a shipped one, or a file), or ``None`` if it names none;
     ``contextual``: its models with the contextual probe; ``style``: a routed model's."""
-    opened = {
+    opened: _Opened = {
         "allow_other_resources": allow_other_resources,
         "contextual": contextual,
         "style": style,

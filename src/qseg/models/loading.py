@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from qseg.errors import QsegError
 from qseg.fileio import StrPath, atomic_write_bytes
@@ -41,6 +41,7 @@ from qseg.resources.bundle import Resources
 from qseg.segmenters.trainable import LINEAR, Inputs, check_settings
 
 if TYPE_CHECKING:
+    from qseg.resources.counts import NgramCounts
     from qseg.resources.titles import TitleSet
     from qseg.segmenters.break_model import BreakModel
     from qseg.segmenters.routing import RoutedModel
@@ -139,7 +140,9 @@ def _meta_and_members(
         if carry[kind]:
             form, data = _carried_form(model, kind)
             members[CARRIED[kind][form]] = data
-            resources = resources | {kind: resources[kind] | {"carried": True, "form": form}}
+            entry = resources[kind]
+            assert entry is not None  # recorded: the model has the store _carried_form found
+            resources = resources | {kind: entry | {"carried": True, "form": form}}
     if model.lexicon is not None:
         members["lexicon.json"] = json.dumps(model.lexicon.to_json()).encode()
     if model.probe is not None:
@@ -153,7 +156,11 @@ def _meta_and_members(
         members["ranker.npz"] = model.ranker.to_bytes()
     if model.vectors is not None:
         members["vectors.npz"] = model.vectors.to_bytes()
-    fitted = {"n_features_in": model.n_features, "tagged": model.tagged, "joint": bool(model.joint)}
+    fitted: dict[str, Any] = {
+        "n_features_in": model.n_features,
+        "tagged": model.tagged,
+        "joint": bool(model.joint),
+    }
     meta = model_meta(model.params, fitted, resources)
     meta["features"], meta["candidate_features"] = _feature_names(model.inputs, fitted["joint"])
     return meta, members
@@ -287,10 +294,12 @@ def _load_model(
             f"the inputs give {width} features, the model was fitted on {fitted['n_features_in']}"
         )
     linear = file.params["classifier"] in LINEAR
-    gap = _decode(
-        file, "gap_model.npz", LinearGapModel.from_bytes if linear else TreeEnsemble.from_bytes
+    decode_gap: Callable[[bytes], LinearGapModel | TreeEnsemble] = (
+        LinearGapModel.from_bytes if linear else TreeEnsemble.from_bytes
     )
-    if gap.n_features != width or (not linear and not gap.logistic):
+    gap = _decode(file, "gap_model.npz", decode_gap)
+    # not linear: a tree ensemble
+    if gap.n_features != width or (not linear and not cast(TreeEnsemble, gap).logistic):
         raise file.fail(f"the gap model takes {gap.n_features} features, not {width}")
     joint = ranker = None
     phrases: dict[str, float] = {}
@@ -342,6 +351,7 @@ def _carried(file: ModelFile, kind: str) -> Any:
     entry = file.resources[kind]
     assert entry is not None
     member, form = carried_member(kind, entry), entry.get("form", "list")
+    found: TitleSet | NgramCounts
     try:
         if kind == "titles":
             found = carried_titles(file.read_member(member), entry["fingerprint"], form)

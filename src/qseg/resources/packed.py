@@ -49,11 +49,11 @@ def elias_fano(values: np.ndarray, universe_bits: int) -> tuple[np.ndarray, np.n
 def elias_fano_values(high: np.ndarray, low: np.ndarray, count: int, low_bits: int) -> np.ndarray:
     """The values :func:`elias_fano` coded (``ValueError`` if the arrays cannot hold them)."""
     ones = np.flatnonzero(np.unpackbits(high))
-    bits = np.unpackbits(low)
-    if len(ones) != count or len(bits) < count * low_bits:
+    unpacked = np.unpackbits(low)
+    if len(ones) != count or len(unpacked) < count * low_bits:
         raise ValueError(f"not an Elias-Fano code of {count:,} values")
     values = (ones - np.arange(count)).astype(np.uint64)
-    bits = bits[: count * low_bits].reshape(count, low_bits)
+    bits = unpacked[: count * low_bits].reshape(count, low_bits)
     for column in range(low_bits):
         values = (values << np.uint64(1)) | bits[:, column].astype(np.uint64)
     return values

@@ -124,8 +124,8 @@ class QueryLog:
         self._bounds = np.searchsorted(self.tokens[self._order], np.arange(len(vocab) + 1))
         self._word_owners = self._owner[self._order]  # per word, its tokens' queries, ascending
         pairs = np.unique(self.tokens.astype(np.int64) << 32 | self._owner)
-        words, queries = pairs >> 32, (pairs & 0xFFFFFFFF).astype(np.int32)
-        bounds = np.searchsorted(words, np.arange(len(vocab) + 1))
+        owners, queries = pairs >> 32, (pairs & 0xFFFFFFFF).astype(np.int32)
+        bounds = np.searchsorted(owners, np.arange(len(vocab) + 1))
         self._postings = [queries[bounds[i] : bounds[i + 1]] for i in range(len(vocab))]
         self.stats = lru_cache(maxsize=_MEMO)(self._stats)
 

@@ -50,7 +50,7 @@ import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, cast
 
 import numpy as np
 
@@ -367,7 +367,11 @@ class StoreWriter:
             "mode": self.mode,
             "layout": self.layout,
             "sections": {
-                name: [self.layout[name], size, zlib.crc32(self._section(name))]
+                name: [
+                    self.layout[name],
+                    size,
+                    zlib.crc32(self._section(name)),  # type: ignore[arg-type]  # an ndarray is a buffer
+                ]
                 for name, size in self.section_sizes.items()
             },
             "data_size": self.data_size,
@@ -450,7 +454,7 @@ def _utf8_column(keys: Sequence[str] | Any) -> tuple[np.ndarray, np.ndarray]:
     if hasattr(keys, "buffers"):  # a pyarrow string array: use its buffers as they are
         import pyarrow as pa
 
-        column = keys.cast(pa.large_string())
+        column = cast(Any, keys).cast(pa.large_string())
         offsets = np.frombuffer(column.buffers()[1], dtype=np.int64)
         offsets = offsets[column.offset : column.offset + len(column) + 1]
         data = column.buffers()[2]

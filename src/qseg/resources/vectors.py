@@ -68,8 +68,10 @@ class WordVectors:
         """One ``.npz`` file: the vectors and the vocabulary (UTF-8, a word a line)."""
         buffer = io.BytesIO()
         vocabulary = np.frombuffer("\n".join(self.vocabulary).encode("utf-8"), dtype=np.uint8)
-        scales = {} if self.scales is None else {"scales": self.scales}
-        np.savez(buffer, vectors=self.vectors, vocabulary=vocabulary, **scales)
+        arrays: dict[str, Any] = {"vectors": self.vectors, "vocabulary": vocabulary}
+        if self.scales is not None:
+            arrays["scales"] = self.scales
+        np.savez(buffer, **arrays)
         return buffer.getvalue()
 
     @classmethod

@@ -8,13 +8,13 @@ paper 003), the first of which is always what :meth:`Segmenter.segment` gives.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import Literal, Protocol, TypeVar, runtime_checkable
+from typing import Literal, Protocol, TypeVar, cast, runtime_checkable
 
 from qseg.errors import DataError, QsegError
 from qseg.query import Query, QueryError, normalize
 from qseg.segmentation import Segmentation
 from qseg.segmenters._kernel import SpanScorer
-from qseg.segmenters.decoder import WeightTable, check_k, kbest_breaks, score_breaks
+from qseg.segmenters.decoder import IntWeightTable, check_k, kbest_breaks, score_breaks
 
 Errors = Literal["raise", "skip"]
 """What ``segment_many`` does with an item that is no query (empty, too long, not text):
@@ -65,20 +65,22 @@ class OneByOne:
 
 
 def checked(
-    items: Iterable[T], errors: Errors, query: Callable[[T], Query] = lambda item: item
+    items: Iterable[T], errors: Errors, query: Callable[[T], Query] | None = None
 ) -> Iterator[tuple[T, tuple[str, ...]]]:
-    """Each item with the words of its query (``query(item)``), in order, for
-    ``segment_many``: an item that is no query raises a :class:`~qseg.query.QueryError`
-    naming its index and text, or with ``errors="skip"`` is left out."""
+    """Each item with the words of its query (``query(item)``; without ``query``, the item),
+    in order, for ``segment_many``: an item that is no query raises a
+    :class:`~qseg.query.QueryError` naming its index and text, or with ``errors="skip"`` is
+    left out."""
     if errors not in ("raise", "skip"):
         raise QsegError(f"errors must be 'raise' or 'skip', not {errors!r}")
     for index, item in enumerate(items):
+        text = query(item) if query is not None else cast(Query, item)
         try:
-            words = normalize(query(item))
+            words = normalize(text)
         except QueryError as exc:
             if errors == "skip":
                 continue
-            raise QueryError(f"query {index} ({_shown(query(item))}): {exc}") from None
+            raise QueryError(f"query {index} ({_shown(text)}): {exc}") from None
         yield item, words
 
 
@@ -105,7 +107,7 @@ class SpanScoringSegmenter:
     source: str = "the counts"
     """What the scores come from, for messages (the counts store's file)."""
 
-    def span_weights(self, words: tuple[str, ...]) -> WeightTable:
+    def span_weights(self, words: tuple[str, ...]) -> IntWeightTable:
         """Weight of every allowed multiword segment (see :mod:`.decoder`)."""
         try:
             return self.scorer.table(words)

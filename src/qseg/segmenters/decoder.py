@@ -19,6 +19,7 @@ import heapq
 import math
 import numbers
 from collections.abc import Sequence
+from typing import Any, overload
 
 from qseg.errors import QsegError
 from qseg.segmenters._kernel import best_breaks
@@ -32,7 +33,9 @@ __all__ = [
     "score_breaks",
 ]
 
-WeightTable = Sequence[Sequence[tuple[int, int]]]
+WeightTable = Sequence[Sequence[tuple[int, float]]]
+IntWeightTable = Sequence[Sequence[tuple[int, int]]]
+"""The weights of the counting methods (naive, wiki): whole numbers, and so their scores."""
 
 
 def check_k(k: object) -> int:
@@ -43,11 +46,15 @@ def check_k(k: object) -> int:
     return int(k)
 
 
-def kbest_breaks(weights: WeightTable, n: int, k: int) -> list[tuple[int, tuple[int, ...]]]:
+@overload
+def kbest_breaks(weights: IntWeightTable, n: int, k: int) -> list[tuple[int, tuple[int, ...]]]: ...
+@overload
+def kbest_breaks(weights: WeightTable, n: int, k: int) -> list[tuple[Any, tuple[int, ...]]]: ...
+def kbest_breaks(weights: WeightTable, n: int, k: int) -> list[tuple[Any, tuple[int, ...]]]:
     """The ``k`` highest-scoring segmentations of ``n`` words, best first."""
     k = check_k(k)
     # ranked[i]: the k best (score, break bits of the gaps after words i..n-2) for words[i:]
-    ranked: list[list[tuple[int, tuple[int, ...]]]] = [[] for _ in range(n + 1)]
+    ranked: list[list[tuple[float, tuple[int, ...]]]] = [[] for _ in range(n + 1)]
     ranked[n] = ranked[n - 1] = [(0, ())]
     for i in range(n - 2, -1, -1):
         candidates = [(s, (1, *tail)) for s, tail in ranked[i + 1]]
@@ -59,10 +66,15 @@ def kbest_breaks(weights: WeightTable, n: int, k: int) -> list[tuple[int, tuple[
     return ranked[0]
 
 
-def score_breaks(weights: WeightTable, breaks: Sequence[int]) -> int:
-    """The score of one segmentation under ``weights`` (paper 003's -1 rule included)."""
+@overload
+def score_breaks(weights: IntWeightTable, breaks: Sequence[int]) -> int: ...
+@overload
+def score_breaks(weights: WeightTable, breaks: Sequence[int]) -> float: ...
+def score_breaks(weights: WeightTable, breaks: Sequence[int]) -> float:
+    """The score of one segmentation under ``weights`` (paper 003's -1 rule included; an int
+    for a table of ints)."""
     n = len(breaks) + 1
-    total = 0
+    total: float = 0
     start = 0
     for end in range(1, n + 1):
         if end < n and not breaks[end - 1]:
@@ -104,7 +116,7 @@ def kbest_gaps(
         return sum(loss[order[position]] for position in changed)  # inf stays inf
 
     ranked = [result(())]
-    heap = [(cost((0,)), (0,))] if n else []
+    heap: list[tuple[float, tuple[int, ...]]] = [(cost((0,)), (0,))] if n else []
     while heap and len(ranked) < k:
         _, changed = heapq.heappop(heap)
         ranked.append(result(changed))

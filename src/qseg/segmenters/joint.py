@@ -235,7 +235,7 @@ def untitled_long(bits: np.ndarray, titles: np.ndarray, limit: int) -> np.ndarra
     layout = _layout(n) if every else _layout_of(bits)
     _, incidence, spans, lengths = layout
     bad = (lengths >= limit) & ~titles[spans[:, 0], spans[:, 1]].astype(bool)
-    return incidence[:, bad].any(axis=1)
+    return np.asarray(incidence[:, bad].any(axis=1))
 
 
 def chosen_candidate_features(
@@ -441,7 +441,7 @@ def _masked_reduce(reduce: object, values: np.ndarray, mask: np.ndarray) -> np.n
     ``mask`` (candidates x spans) selects; NaN where it selects none."""
     fill = np.inf if reduce is np.min else -np.inf
     out = reduce(np.where(mask[None], values[:, None, :], fill), axis=2)  # type: ignore[operator]
-    return np.where(mask.any(axis=1)[None], out, np.nan)
+    return np.where(np.asarray(mask.any(axis=1))[None], out, np.nan)
 
 
 def softmax_objective(

@@ -17,8 +17,14 @@ import numpy as np
 
 from qseg.segmentation import Segmentation
 
-LEXICON_FEATURES = ("left_break_rate", "left_seen", "right_break_rate", "right_seen")
-LEXICON_FEATURES += ("pair_break_rate", "pair_seen")
+LEXICON_FEATURES: tuple[str, ...] = (
+    "left_break_rate",
+    "left_seen",
+    "right_break_rate",
+    "right_seen",
+    "pair_break_rate",
+    "pair_seen",
+)
 _SMOOTHING = 2.0
 
 

@@ -155,7 +155,7 @@ class QueryLogSegmenter(OneByOne):
             return None
         parts = break_spans(self._phase1(words))
         if len(parts) == 1:
-            parts = [(i, i + 1) for i in range(len(words))]
+            parts = tuple((i, i + 1) for i in range(len(words)))
         ratio = max(self._ratio(words, parts[-1][0], whole), self._ratio(words, parts[0][1], whole))
         return math.log(ratio)
 

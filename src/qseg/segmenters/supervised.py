@@ -271,9 +271,9 @@ class BreakClassifier(BaseEstimator):
 
         self._check_params()
         words = [normalize(q) for q in queries]
-        y = [as_target(t, i) for i, t in enumerate(y)]
-        if len(words) != len(y):
-            raise QsegError(f"{len(words)} queries but {len(y)} segmentations")
+        targets = [as_target(t, i) for i, t in enumerate(y)]
+        if len(words) != len(targets):
+            raise QsegError(f"{len(words)} queries but {len(targets)} segmentations")
         if self._in.domain and (domains is None or len(domains) != len(words)):
             raise QsegError("inputs.domain needs fit(domains=...): each query's kind")
         weights = None
@@ -281,7 +281,7 @@ class BreakClassifier(BaseEstimator):
             weights = np.asarray(sample_weight, dtype=np.float64)
             if weights.shape != (len(words),) or not (np.isfinite(weights) & (weights > 0)).all():
                 raise QsegError("sample_weight must be one positive number per query")
-        for w, target in zip(words, y, strict=True):
+        for w, target in zip(words, targets, strict=True):
             if target_words(target) != w:
                 raise QsegError(f"the segmentation of {' '.join(w)!r} is of another query")
         check_tags(words, tags)
@@ -293,7 +293,7 @@ class BreakClassifier(BaseEstimator):
                 "joint decoding learns the lexicon, probe and domain of each inner fold without "
                 f"that fold and one other: inner_folds must be at least 3, got {self.inner_folds}"
             )
-        dists = [vote_distribution(t) for t in y]
+        dists = [vote_distribution(t) for t in targets]
         rates = np.array(
             [
                 sum(s * b[g] for b, s in d.items())
@@ -393,9 +393,9 @@ class BreakClassifier(BaseEstimator):
         if self._in.lexicon:
 
             def lexicon(train: np.ndarray, held: np.ndarray) -> np.ndarray:
-                inside = np.flatnonzero(gaps(train))
+                inside = np.flatnonzero(gaps(train)).tolist()
                 learned = Lexicon.learn([keys[i] for i in inside], rates[inside])
-                return learned.encode([keys[i] for i in np.flatnonzero(gaps(held))])
+                return learned.encode([keys[i] for i in np.flatnonzero(gaps(held)).tolist()])
 
             stacked.append(StackedInput(None, len(LEXICON_FEATURES), lexicon))
             self.lexicon_ = Lexicon.learn(keys, rates)

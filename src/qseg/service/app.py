@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from fastapi import FastAPI
+from fastapi.routing import APIRoute
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from qseg._version import VERSION
@@ -64,7 +65,9 @@ def create_app(settings: Settings | None = None, served: ServedMethods | None = 
         routers += [annotation.pages, annotation.router]
     for router in routers:
         app.include_router(router)
-    app.state.paths = list(dict.fromkeys(r.path for router in routers for r in router.routes))
+    # the routers hold only API routes (made by their decorators), each with a path
+    routes = [cast(APIRoute, r) for router in routers for r in router.routes]
+    app.state.paths = list(dict.fromkeys(r.path for r in routes))
     # the outermost last: a HEAD is a GET for everything after it
     app.add_middleware(BodyLimit, limit=settings.max_body)
     if settings.forwarded_allow_ips:  # no proxy trusted: the headers are left unread
@@ -73,7 +76,7 @@ def create_app(settings: Settings | None = None, served: ServedMethods | None = 
     app.add_middleware(HeadAsGet)
     install_handlers(app)
     if settings.token is None:
-        app.openapi = partial(_open_schema, app)  # type: ignore[method-assign]
+        app.openapi = partial(_open_schema, app)  # type: ignore[method-assign]  # FastAPI's way
     return app
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 import traceback
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
@@ -49,7 +50,7 @@ class Refusal(Exception):
     """A request answered with a 4xx or 503 and an :class:`ErrorBody`."""
 
     def __init__(
-        self, status: int, error: str, headers: dict[str, str] | None = None, **body: Any
+        self, status: int, error: str, headers: Mapping[str, str] | None = None, **body: Any
     ) -> None:
         super().__init__(error)
         assert status in STATUSES, status

@@ -71,7 +71,7 @@ class GuardedHttp(HttpToolsProtocol):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.waiting_since = time.monotonic()
+        self.waiting_since: float | None = time.monotonic()
         """When the connection began to wait for a request's headers (``None``: it has them)."""
         self.body_since: float | None = None
         self.body_bytes = 0
@@ -83,7 +83,9 @@ class GuardedHttp(HttpToolsProtocol):
         self._ticker: asyncio.TimerHandle | None = None
 
     # the connection
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    def connection_made(  # type: ignore[override]  # asyncio's takes any BaseTransport
+        self, transport: asyncio.Transport
+    ) -> None:
         super().connection_made(transport)
         self._tick_later()
         if len(self.connections) > self.max_connections:
@@ -100,7 +102,9 @@ class GuardedHttp(HttpToolsProtocol):
                 cycle.message_event.set()
         super().connection_lost(exc)
 
-    def eof_received(self) -> bool | None:
+    def eof_received(  # type: ignore[override]  # asyncio's may return True: keep it open
+        self,
+    ) -> bool | None:
         """A client that half-closes after its requests still reads their answers."""
         self.half_closed = True
         return True if self._busy() else None

@@ -8,9 +8,10 @@ it may ask for are the service's options.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, create_model
+from pydantic.config import JsonValue
 from pydantic_core import PydanticCustomError
 
 from qseg.integrations.syntax import ENGINE_OPTIONS, FIELD_PATTERN, SYNTAXES, TOKENISERS
@@ -160,7 +161,8 @@ def request_model(names: list[str], settings: Settings) -> type[BaseModel]:
         __config__=ConfigDict(
             extra="forbid",
             strict=True,
-            json_schema_extra={"allOf": tied_fields(settings)},
+            # the conditions are plain JSON (a list of dicts is not a list of JSON values to mypy)
+            json_schema_extra={"allOf": cast(list[JsonValue], tied_fields(settings))},
         ),
         __doc__="Queries to segment, and how.",
         queries=(
@@ -197,7 +199,7 @@ def request_model(names: list[str], settings: Settings) -> type[BaseModel]:
             ),
         ),
         format=(
-            Literal[(*FORMATS, *SYNTAXES)],  # type: ignore[valid-type]
+            Literal[(*FORMATS, *SYNTAXES)],
             Field(
                 "pipe",
                 description="the form of `text`: what `qseg segment --format` prints (an "
@@ -230,7 +232,7 @@ def request_model(names: list[str], settings: Settings) -> type[BaseModel]:
             Field(None, description="engine syntax: quote only these segments (from 0)"),
         ),
         tokeniser=(
-            Literal[TOKENISERS] | None,  # type: ignore[valid-type]
+            Literal[TOKENISERS] | None,
             Field(None, description="terrier: the index's tokeniser, english (default) or utf"),
         ),
     )

@@ -9,15 +9,17 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from qseg.errors import QsegError
 from qseg.integrations.syntax import Syntax, renderer
 from qseg.query import QueryError, normalize
+from qseg.segmentation import NestedSegmentation
 from qseg.segmenters.base import Segmenter
 from qseg.segmenters.nesting import MAX_NESTED_WORDS
 from qseg.segmenters.records import (
     BATCH,
+    Result,
     format_nested,
     format_result,
     nest_records,
@@ -77,10 +79,10 @@ def answer(
     records: list[bytes] = []
     texts: list[str] = []
     size = 0
-    for records_of_chunk, text in _chunks(segmenter, queries, k, nested, fmt, render, bounds):
+    for records_of_chunk, chunk_text in _chunks(segmenter, queries, k, nested, fmt, render, bounds):
         records += records_of_chunk
-        texts.append(text)
-        size += sum(len(r) + 1 for r in records_of_chunk) + len(text.encode())
+        texts.append(chunk_text)
+        size += sum(len(r) + 1 for r in records_of_chunk) + len(chunk_text.encode())
         if size > bounds.answer:
             raise OverLimit(
                 f"the answer would be over the limit of {bounds.answer} bytes (--max-answer): "
@@ -120,17 +122,19 @@ def _chunks(
             end += 1
         chunk = [(None, query) for query in queries[start:end]]
         if nested:
-            trees = [
-                tree
-                for _, tree in nest_records(  # type: ignore[misc]
-                    segmenter, chunk, refused=partial(_refused, start)
-                )
-            ]
+            # no Skipped comes out: skip_bad is off, so a refused query raises
+            nested_items = cast(
+                Iterator[tuple[str | None, NestedSegmentation]],
+                nest_records(segmenter, chunk, refused=partial(_refused, start)),
+            )
+            trees = [tree for _, tree in nested_items]
             records = [_json(nested_record(None, tree)) for tree in trees]
             text = "".join(format_nested(None, tree, "pipe") for tree in trees)
         else:
-            results = list(
-                segment_records(segmenter, chunk, k=k, scores=fmt == "json", batch=BATCH)  # type: ignore[arg-type]
+            # no Skipped comes out: none went in
+            results = cast(
+                list[Result],
+                list(segment_records(segmenter, chunk, k=k, scores=fmt == "json", batch=BATCH)),
             )
             records = [_json(result_record(result)) for result in results]
             text = "" if render is None else "".join(format_result(r, fmt, render) for r in results)

@@ -79,7 +79,7 @@ class DrainingWorker(UvicornWorker):
             sys.exit(Arbiter.WORKER_BOOT_ERROR)
 
 
-class _Launcher(BaseApplication):  # type: ignore[misc]
+class _Launcher(BaseApplication):
     """gunicorn run from Python on an application already made."""
 
     def __init__(self, application: Any, options: dict[str, Any]) -> None:

@@ -247,7 +247,7 @@ class IrResults:
 def evaluate_ir(
     collection: Collection,
     engine: Engine,
-    systems: Mapping[str, Mapping[str, Segmentation | NestedSegmentation]],
+    systems: Mapping[str, Mapping[str, Segmentation | NestedSegmentation | None]],
     *,
     measures: Sequence[str] = DEFAULT_MEASURES,
     cache: str | None = None,
@@ -307,7 +307,9 @@ def evaluate_ir(
         per_system[name] = {}
         for qid in words:
             texts = []
-            for version in versions_of(segmentations[qid]):
+            seg = segmentations[qid]
+            assert seg is not None  # every system has one of each query left (checked above)
+            for version in versions_of(seg):
                 versions[qid].setdefault(version.text, version)
                 texts.append(version.text)
             per_system[name][qid] = texts
@@ -327,8 +329,8 @@ def evaluate_ir(
     qrels: dict[str, dict[str, int]] = {}
     keys: dict[tuple[str, str], str] = {}
     try:
-        for qid, texts in versions.items():
-            for index, (text, version) in enumerate(texts.items()):
+        for qid, by_text in versions.items():
+            for index, (text, version) in enumerate(by_text.items()):
                 key = f"{qid}\x1f{index}"
                 keys[qid, text] = key
                 run[key] = {doc: score for doc, score in searcher.search(version, depth)}

@@ -141,7 +141,7 @@ def nested_versions(tree: NestedSegmentation) -> list[QuotedQuery]:
             f"the tree {tree.to_brackets()} has {count} quoted versions; at most "
             f"{MAX_NESTED_VERSIONS} are searched"
         )
-    versions = {}
+    versions: dict[str, QuotedQuery] = {}
     for spans in sorted(_antichains(node, 0)[1], key=len):
         version = QuotedQuery.of_spans(tree.words, spans)
         versions.setdefault(version.text, version)
