@@ -135,3 +135,15 @@ def test_lucene_is_a_second_engine_where_java_is(cranfield, tmp_path):
     # the same BM25 over the same analysis: the two engines agree closely
     assert table.loc["lucene", "map"] == pytest.approx(table.loc["tantivy", "map"], abs=0.02)
     assert table.loc["lucene, required phrases", "map"] < table.loc["lucene", "map"]
+    # BM25's parameters on Lucene (tantivy's are fixed), and segment proximity as a pipeline
+    tuned = QsegRetriever(cranfield, engine="lucene", folder=tmp_path, bm25=(1.8, 0.6))
+    proximity = QsegRewriter("default", Syntax("lucene", proximity=True))
+    ranked = pt.Experiment(
+        [tuned, proximity >> lucene], frame, qrels(cranfield), eval_metrics=MEASURES,
+        names=["tuned", "proximity"],
+    ).set_index("name")  # fmt: skip
+    assert ranked.loc["tuned", "map"] != table.loc["lucene", "map"]
+    assert abs(ranked.loc["proximity", "map"] - table.loc["lucene", "map"]) < 0.05
+    assert "bm25=(1.8, 0.6)" in repr(tuned)
+    with pytest.raises(QsegError, match="bm25 needs lucene"):
+        QsegRetriever(cranfield, folder=Path(tmp_path) / "t", bm25=(1.8, 0.6))

@@ -68,7 +68,8 @@ class QsegRetriever(pt.Transformer):
     """BM25 over ``collection`` with ``engine`` (``tantivy``, embedded; ``lucene``, through
     pyserini on Java): the top ``k`` documents of each query (Lucene syntax), every input
     column kept, with ``docno``, ``score`` and ``rank``. Indexes are built once under
-    ``folder`` (default: qseg's cache), as ``qseg ir-eval`` builds them."""
+    ``folder`` (default: qseg's cache), as ``qseg ir-eval`` builds them. ``bm25``: BM25's
+    ``(k1, b)`` (Lucene only; default 1.2, 0.75, tantivy's fixed ones)."""
 
     def __init__(
         self,
@@ -76,14 +77,23 @@ class QsegRetriever(pt.Transformer):
         engine: str = "tantivy",
         k: int = 1000,
         folder: str | Path | None = None,
+        bm25: tuple[float, float] | None = None,
     ) -> None:
         from qseg.fileio import cache_dir
 
+        if bm25 is not None and engine != "lucene":
+            raise QsegError(f"{engine} ranks with BM25's k1 = 1.2, b = 0.75: bm25 needs lucene")
         self.collection = collection
         self.k = k
+        self.bm25 = bm25
         place = Path(folder) if folder is not None else cache_dir() / "ir" / "indexes"
         self.engine = open_engine(engine, place)
         self.engine.index(collection)
+        if bm25 is not None:
+            from qseg.evaluation.ir.engines.lucene_engine import LuceneEngine
+
+            assert isinstance(self.engine, LuceneEngine)
+            self.engine.bm25(*bm25)
 
     def transform(self, topics: pd.DataFrame) -> pd.DataFrame:
         if "query" not in topics.columns:
@@ -96,7 +106,8 @@ class QsegRetriever(pt.Transformer):
         return pd.DataFrame(rows, columns=[*topics.columns, "docno", "score", "rank"])
 
     def __repr__(self) -> str:
-        return f"QsegRetriever({self.collection.name!r}, {self.engine.name!r})"
+        tuned = "" if self.bm25 is None else f", bm25={self.bm25}"
+        return f"QsegRetriever({self.collection.name!r}, {self.engine.name!r}{tuned})"
 
 
 def topics(collection: Collection) -> pd.DataFrame:
