@@ -20,7 +20,6 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_variable] = "1"
 
 import argparse  # noqa: E402
-import random  # noqa: E402
 import shutil  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -87,27 +86,19 @@ def tuned_bm25(collection, frame, judged):
     best mean nDCG@10 on the other four."""
     import pandas as pd
     import pyterrier as pt
-    from retrieval_report import FOLDS, K1, B
+    from retrieval_report import K1, B, cross_validated
 
     from qseg.integrations.pyterrier import QsegRetriever
 
     grid = {
         (k1, b): QsegRetriever(collection, engine="lucene", bm25=(k1, b)) for k1 in K1 for b in B
     }
-    scores = {
-        params: pt.Experiment(
-            [retriever], frame, judged, eval_metrics=["ndcg_cut_10"], perquery=True
-        ).set_index("qid")["value"]
-        for params, retriever in grid.items()
-    }
-    ids = sorted(str(q) for q in frame["qid"])
-    random.Random(0).shuffle(ids)
-    folds = [ids[i::FOLDS] for i in range(FOLDS)]
-    chosen = []
-    for fold in folds:
-        train = [q for q in ids if q not in set(fold)]
-        best = max(grid, key=lambda p: scores[p].reindex(train).fillna(0).mean())
-        chosen.append((set(fold), grid[best]))
+    ndcg = {}
+    for params, retriever in grid.items():
+        run = pt.Experiment([retriever], frame, judged, eval_metrics=["ndcg_cut_10"], perquery=True)
+        ndcg[params] = dict(zip(run["qid"].astype(str), run["value"], strict=True))
+    ids = [str(q) for q in frame["qid"]]
+    chosen = [(set(fold), grid[best]) for fold, best in cross_validated(ndcg, ids)]
 
     def retrieve(topics: pd.DataFrame) -> pd.DataFrame:
         parts = [

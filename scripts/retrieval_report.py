@@ -36,7 +36,7 @@ import shutil  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-from collections.abc import Callable  # noqa: E402
+from collections.abc import Callable, Iterable  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -85,17 +85,30 @@ def tuned_bm25(
             grid[k1, b], _ = per_query(engine, texts, qrels)
     engine.bm25(*BASE)
     oracle = statistics.fmean(max(run[q]["nDCG@10"] for run in grid.values()) for q in texts)
-    ids = sorted(texts)
-    random.Random(0).shuffle(ids)
-    folds = [ids[i::FOLDS] for i in range(FOLDS)]
+    ndcg = {params: {q: v["nDCG@10"] for q, v in run.items()} for params, run in grid.items()}
     scores, chosen = {}, []
-    for fold in folds:
-        held = set(fold)
-        train = [q for q in ids if q not in held]
-        best = max(grid, key=lambda p: statistics.fmean(grid[p][q]["nDCG@10"] for q in train))
+    for fold, best in cross_validated(ndcg, texts):
         chosen.append(best)
         scores |= {q: grid[best][q] for q in fold}
     return scores, chosen, oracle
+
+
+def cross_validated(
+    ndcg: dict[tuple[float, float], dict[str, float]], ids: Iterable[str]
+) -> list[tuple[list[str], tuple[float, float]]]:
+    """The queries ``ids`` in :data:`FOLDS` folds (shuffled with the seed 0), each with the
+    BM25 parameters whose mean nDCG@10 (``ndcg[params][query]``; a query missing there: 0) is
+    best on the other folds."""
+    order = sorted(ids)
+    random.Random(0).shuffle(order)
+    folds = [order[i::FOLDS] for i in range(FOLDS)]
+    chosen = []
+    for fold in folds:
+        held = set(fold)
+        train = [q for q in order if q not in held]
+        best = max(ndcg, key=lambda p: statistics.fmean(ndcg[p].get(q, 0.0) for q in train))
+        chosen.append((fold, best))
+    return chosen
 
 
 def p_value(a: dict[str, dict[str, float]], b: dict[str, dict[str, float]], m: str) -> float:

@@ -23,9 +23,10 @@ import re
 import shutil
 import socket
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ from qseg.errors import InputError, PathError, QsegError
 from qseg.integrations.syntax import Syntax, renderer
 from qseg.query import QueryError, normalize
 from qseg.resources._store import StoreView, _reopen_view
-from qseg.resources.build.spark_engine import scratch_session
+from qseg.resources.build.spark_engine import first_line, scratch_session
 from qseg.segmenters.base import Segmenter
 from qseg.segmenters.records import (
     BATCH,
@@ -236,7 +237,7 @@ def segment_parquet(
     """Parquet in, Parquet out: every column of ``inputs`` and ``segmentation``, in order."""
     check_paths(inputs, output)
     _check_output(spark, output)
-    frame = _read(", ".join(inputs), lambda _: spark.read.parquet(*inputs))
+    frame = _read(", ".join(inputs), lambda: spark.read.parquet(*inputs))
     if column not in frame.columns:
         raise InputError(", ".join(inputs), None, f"no column {column!r}; it has {frame.columns}")
     done = segment_dataframe(
@@ -297,7 +298,7 @@ def segment_files(
     written = sc.accumulator(0)
     numbered: Any = None
     for path in inputs:
-        text = _read(path, spark.read.option("lineSep", "\n").text)
+        text = _read(path, partial(spark.read.option("lineSep", "\n").text, path))
         raw = text.select(F.col("value").cast("binary"))
         lines = raw.rdd.map(lambda row: bytes(row[0])).zipWithIndex()
         tagged = lines.map(lambda pair, path=path: (path, pair[1] + 1, pair[0]))
@@ -402,12 +403,13 @@ def _remove(spark: Any, output: str) -> None:
         pass
 
 
-def _read(path: str, read: Any) -> Any:
-    """``read(path)``, a missing or unreadable input (a URI Spark reads) as one line."""
+def _read(what: str, read: Callable[[], Any]) -> Any:
+    """``read()`` of the inputs ``what`` names, a missing or unreadable one (a URI Spark
+    reads) as one line."""
     try:
-        return read(path)
+        return read()
     except Exception as exc:
-        raise QsegError(f"{path}: {spark_error(exc)}") from None
+        raise QsegError(f"{what}: {spark_error(exc)}") from None
 
 
 class _FirstFew:
@@ -438,4 +440,4 @@ def spark_error(exc: Exception) -> str:
     if found:
         first = found[-1]
         return first[0] or first[1]
-    return f"Spark failed: {text.strip().splitlines()[0] if text.strip() else type(exc).__name__}"
+    return f"Spark failed: {first_line(exc)}"

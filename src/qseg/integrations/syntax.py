@@ -261,9 +261,9 @@ def proximity(
     prefix = f"{syntax.field}:" if syntax.field else ""
     clauses_text = [prefix + escape_lucene(word) for word in segmentation.words]
     for a, b in pairs:
-        text = f"{a} {b}".replace("\\", "\\\\").replace('"', '\\"')
-        clauses_text.append(f'{prefix}"{text}"^{ordered}')
-        clauses_text.append(f'{prefix}"{text}"~{WINDOW - 1}^{unordered}')
+        pair = lucene_phrase(f"{a} {b}")
+        clauses_text.append(f"{prefix}{pair}^{ordered}")
+        clauses_text.append(f"{prefix}{pair}~{WINDOW - 1}^{unordered}")
     return " ".join(clauses_text)
 
 
@@ -272,10 +272,15 @@ def escape_lucene(word: str) -> str:
     quoted where it begins with ``<`` or ``>`` (Elasticsearch unescapes a word before it
     looks for a range; a one-word phrase is the same term)."""
     if word[:1] in ("<", ">"):
-        return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        return lucene_phrase(word)
     escaped = _LUCENE_RESERVED.sub(r"\\\1", word)
     # a first ' too: Lucene reads it as a letter, other parsers of its syntax (luqum) as a quote
     return "\\" + escaped if escaped.startswith("'") else escaped
+
+
+def lucene_phrase(text: str) -> str:
+    """``text`` as a quoted phrase of the Lucene query syntax (its ``\\`` and ``"`` escaped)."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def fixed_point(number: float) -> str:
@@ -296,8 +301,7 @@ def lucene(
     phrases: list[str] = []
     for segment, phrase in zip(segments, quoted, strict=True):
         if phrase:
-            text = " ".join(segment).replace("\\", "\\\\").replace('"', '\\"')
-            phrases.append(f'{required}{prefix}"{text}"{slop}{boost}')
+            phrases.append(f"{required}{prefix}{lucene_phrase(' '.join(segment))}{slop}{boost}")
         if not phrase or syntax.plain:
             words.extend(prefix + escape_lucene(word) for word in segment)
         if phrase and not syntax.plain:

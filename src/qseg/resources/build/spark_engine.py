@@ -69,6 +69,13 @@ def spark_session(master: str | None, threads: int | None, memory_limit: str | N
         yield spark
 
 
+def first_line(exc: BaseException) -> str:
+    """The first line of an error's message (its type's name if it has none): Spark's and
+    the JVM's run to dozens of lines."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 @contextmanager
 def scratch_session(
     master: str, app: str, settings: dict[str, str], *, local: bool, missing: str
@@ -108,8 +115,7 @@ def scratch_session(
         spark = builder.getOrCreate()
     except Exception as exc:
         shutil.rmtree(scratch, ignore_errors=True)
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise QsegError(f"Spark did not start: {first}") from None
+        raise QsegError(f"Spark did not start: {first_line(exc)}") from None
     try:
         yield spark
     finally:

@@ -24,32 +24,27 @@ _DISAMBIGUATION = re.compile(r"^(.+?)[ _]+\([^()]*\)$")
 
 def title_keys(title: str) -> list[str]:
     """The normalized keys one raw title yields (the full title, and the bare one if any)."""
-    keys = []
-    for text in (title, *_bare(title)):
-        words = words_of(text.replace("_", " "))
-        if words:
-            keys.append(" ".join(words))
-    return keys
+    return _keys((title,), fewest_words=1)
 
 
 def phrase_keys(titles: Iterable[str]) -> list[str]:
     """The keys of more than one word of every title, in order: :func:`title_keys` of each
-    with the one-word keys left out, in one loop (twice as fast over DBpedia's 9 million
-    names as a call per title)."""
+    with the one-word keys left out."""
+    return _keys(titles, fewest_words=2)
+
+
+def _keys(titles: Iterable[str], fewest_words: int) -> list[str]:
+    """The keys of at least ``fewest_words`` words of every title, in order, in one loop
+    (twice as fast over DBpedia's 9 million names as a call per title)."""
     keys: list[str] = []
     add, bare = keys.append, _DISAMBIGUATION.match
     for title in titles:
-        title = title.replace("_", " ")
+        title = title.replace("_", " ")  # the disambiguation pattern takes either
         for text in (title, found.group(1)) if (found := bare(title)) else (title,):
             words = words_of(text)
-            if len(words) > 1:
+            if len(words) >= fewest_words:
                 add(" ".join(words))
     return keys
-
-
-def _bare(title: str) -> list[str]:
-    match = _DISAMBIGUATION.match(title)
-    return [match.group(1)] if match else []
 
 
 def dump_titles(files: Iterable[Path], stop: set[str], single_words: bool) -> Iterator[list[str]]:
