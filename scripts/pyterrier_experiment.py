@@ -86,13 +86,11 @@ def tuned_bm25(collection, frame, judged):
     best mean nDCG@10 on the other four."""
     import pandas as pd
     import pyterrier as pt
-    from retrieval_report import K1, B, cross_validated
 
+    from qseg.evaluation.ir.bm25 import GRID, cross_validated
     from qseg.integrations.pyterrier import QsegRetriever
 
-    grid = {
-        (k1, b): QsegRetriever(collection, engine="lucene", bm25=(k1, b)) for k1 in K1 for b in B
-    }
+    grid = {(k1, b): QsegRetriever(collection, engine="lucene", bm25=(k1, b)) for k1, b in GRID}
     ndcg = {}
     for params, retriever in grid.items():
         run = pt.Experiment([retriever], frame, judged, eval_metrics=["ndcg_cut_10"], perquery=True)

@@ -31,14 +31,15 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_variable] = "1"
 
 import argparse  # noqa: E402
-import random  # noqa: E402
 import shutil  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-from collections.abc import Callable, Iterable  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
+
+from qseg.evaluation.ir.bm25 import DEFAULT, GRID, cross_validated  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "integrations.md"
@@ -50,11 +51,7 @@ MEASURES = ("nDCG@10", "AP@1000")
 SHOWN = {"nDCG@10": "nDCG@10", "AP@1000": "MAP"}
 WEIGHTS = (0.05, 0.1, 0.25, 0.5, 1.0)
 """Phrase boost weights tried (1: the weight of an unboosted phrase)."""
-K1 = (0.6, 0.9, 1.2, 1.5, 1.8)
-B = (0.3, 0.45, 0.6, 0.75, 0.9)
-FOLDS = 5
 DEPTH = 1000
-BASE = (1.2, 0.75)
 
 
 def per_query(
@@ -79,11 +76,10 @@ def tuned_bm25(
     parameters best (mean nDCG@10) on the other folds; returns the scores, the choices, and
     the mean nDCG@10 of a per-query oracle over the grid (each query's best parameters)."""
     grid = {}
-    for k1 in K1:
-        for b in B:
-            engine.bm25(k1, b)
-            grid[k1, b], _ = per_query(engine, texts, qrels)
-    engine.bm25(*BASE)
+    for k1, b in GRID:
+        engine.bm25(k1, b)
+        grid[k1, b], _ = per_query(engine, texts, qrels)
+    engine.bm25(*DEFAULT)
     oracle = statistics.fmean(max(run[q]["nDCG@10"] for run in grid.values()) for q in texts)
     ndcg = {params: {q: v["nDCG@10"] for q, v in run.items()} for params, run in grid.items()}
     scores, chosen = {}, []
@@ -91,24 +87,6 @@ def tuned_bm25(
         chosen.append(best)
         scores |= {q: grid[best][q] for q in fold}
     return scores, chosen, oracle
-
-
-def cross_validated(
-    ndcg: dict[tuple[float, float], dict[str, float]], ids: Iterable[str]
-) -> list[tuple[list[str], tuple[float, float]]]:
-    """The queries ``ids`` in :data:`FOLDS` folds (shuffled with the seed 0), each with the
-    BM25 parameters whose mean nDCG@10 (``ndcg[params][query]``; a query missing there: 0) is
-    best on the other folds."""
-    order = sorted(ids)
-    random.Random(0).shuffle(order)
-    folds = [order[i::FOLDS] for i in range(FOLDS)]
-    chosen = []
-    for fold in folds:
-        held = set(fold)
-        train = [q for q in order if q not in held]
-        best = max(ndcg, key=lambda p: statistics.fmean(ndcg[p].get(q, 0.0) for q in train))
-        chosen.append((fold, best))
-    return chosen
 
 
 def p_value(a: dict[str, dict[str, float]], b: dict[str, dict[str, float]], m: str) -> float:
@@ -229,7 +207,7 @@ def tables(found: dict[str, dict[str, Any]]) -> tuple[list[str], list[str], list
         f"- {NAMES[n]} ({found[n]['queries']} queries): "
         + ", ".join(f"k1 {k1:g} b {b:g}" for k1, b in found[n]["chosen"])
         + f"; phrase boost weight chosen on the other two: {held_out[n]:g}; a per-query oracle "
-        f"over the {len(K1) * len(B)} BM25 parameter pairs: nDCG@10 {found[n]['oracle']:.4f} "
+        f"over the {len(GRID)} BM25 parameter pairs: nDCG@10 {found[n]['oracle']:.4f} "
         f"({found[n]['oracle'] / mean(found[n]['runs']['BM25'][0], 'nDCG@10') - 1:+.1%} over "
         "BM25)"
         for n in COLLECTIONS

@@ -599,3 +599,84 @@ def test_a_long_list_of_left_out_queries_is_cut_after_ten():
         "t10 and 2 more)"
     )
     assert left_out_note(IrResults([], [], [], {})) is None
+
+
+# -- tuned BM25 -----------------------------------------------------------------------------
+
+
+def test_tuned_bm25_scores_no_query_with_parameters_chosen_on_itself():
+    from qseg.evaluation.ir import bm25
+
+    ids = [f"q{i}" for i in range(10)]
+    lucky = "q3"
+    steady, spiky = (1.2, 0.75), (0.6, 0.3)
+    # spiky is best over all queries only thanks to one query; the fold holding it must not
+    # see that query when it chooses
+    grid = {
+        steady: {"nDCG@10": dict.fromkeys(ids, 0.5)},
+        spiky: {"nDCG@10": {q: 1.0 if q == lucky else 0.45 for q in ids}},
+    }
+    scores, chosen = bm25.tuned(grid, ids)
+    split = bm25.folds(ids)
+    assert sorted(q for fold in split for q in fold) == sorted(ids) and len(split) == 5
+    assert bm25.folds(reversed(ids)) == split  # the split does not depend on input order
+    with_lucky = next(i for i, fold in enumerate(split) if lucky in fold)
+    assert chosen["nDCG@10"] == [steady if i == with_lucky else spiky for i in range(5)]
+    assert scores["nDCG@10"][lucky] == 0.5
+    assert all(scores["nDCG@10"][q] == 0.45 for q in ids if q not in split[with_lucky])
+    # one query: nothing to choose on, BM25's usual parameters
+    assert bm25.tuned(grid, ["q1"])[1] == {"nDCG@10": [bm25.DEFAULT]}
+
+
+def test_tuned_bm25_column_on_lucene_is_each_fold_run_with_its_chosen_parameters(tmp_path):
+    from qseg.evaluation.ir.framework import TUNED
+    from qseg.evaluation.ir.report import AGAINST_TUNED, bm25_note, table_rows
+
+    collection = tiny_collection()
+    engine = lucene_engine(tmp_path / "l")
+    systems = {
+        "joined": {
+            "q1": Segmentation.from_pipe("new york yankees|tickets"),
+            "q2": Segmentation.from_pipe("boston red sox"),
+        }
+    }
+    cache = str(tmp_path / "results.sqlite")
+    results = evaluate_ir(
+        collection, engine, systems, measures=["nDCG@5"], cache=cache, tuned_bm25=True
+    )
+    assert results.columns[:2] == [UNSEGMENTED, TUNED]
+    assert results.searches > 25 * 2  # every pair of the grid ran both queries
+    chosen = results.bm25_parameters["nDCG@5"]
+    assert len(chosen) == 2  # two queries: two folds of one
+    words = query_words(collection)
+    for fold, params in zip(folds_of(results), chosen, strict=True):
+        engine.bm25(*params)
+        for qid in fold:
+            plain = QuotedQuery.of(Segmentation(words[qid], (1,) * (len(words[qid]) - 1)), set())
+            run = {qid: dict(engine.search(plain, 1000))}
+            qrels = {qid: collection.qrels[qid]}
+            expected = score_rankings(parse_measures(["nDCG@5"]), qrels, run)[qid]["nDCG@5"]
+            assert results.scores[TUNED]["nDCG@5"][qid] == expected
+    engine.bm25(1.2, 0.75)
+    row = results.table()[0]
+    assert "joined QVRS p tuned" in row and "unsegmented p tuned" not in row
+    assert len(table_rows(results)[1][0]) == len(results.columns) + 1
+    assert "k1/b chosen per fold" in bm25_note(results)
+    assert AGAINST_TUNED == "\u2020"
+    # a second run reads the grid's results from the cache, keyed by the parameters
+    again = evaluate_ir(
+        collection, engine, systems, measures=["nDCG@5"], cache=cache, tuned_bm25=True
+    )
+    assert again.searches == 0 and again.scores == results.scores
+
+
+def folds_of(results):
+    from qseg.evaluation.ir import bm25
+
+    return bm25.folds(results.scores[UNSEGMENTED]["nDCG@5"])
+
+
+def test_tuned_bm25_needs_an_engine_whose_parameters_can_be_set(tmp_path):
+    engine = TantivyEngine(tmp_path / "index")
+    with pytest.raises(QsegError, match=r"k1 and b can be set.*tantivy's are fixed"):
+        evaluate_ir(tiny_collection(), engine, {}, measures=["nDCG@5"], tuned_bm25=True)

@@ -95,6 +95,13 @@ def configure(ir: argparse.ArgumentParser) -> None:
     )
     how.add_argument("--no-bqv", action="store_true", help="skip BQV_BF")
     how.add_argument(
+        "--tuned-bm25",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="a baseline column of BM25 with k1 and b chosen by 5-fold cross-validation over "
+        "the queries (25 parameter pairs; default: on where the engine can set them, lucene)",
+    )
+    how.add_argument(
         "--bqv-max-words",
         type=int,
         default=12,
@@ -153,7 +160,9 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
         segment_queries,
     )
     from qseg.evaluation.ir.report import (
+        bm25_note,
         left_out_note,
+        marks_note,
         table_rows,
         tau_note,
         tau_rows,
@@ -210,6 +219,7 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
             cache=None if args.no_cache else str(folder / "results.sqlite"),
             bqv=not args.no_bqv,
             bqv_max_words=args.bqv_max_words,
+            tuned_bm25=hasattr(engine, "bm25") if args.tuned_bm25 is None else args.tuned_bm25,
             progress=bar.update,
         )
     gold = read_gold(args.gold) if args.gold else None
@@ -225,9 +235,11 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
     markdown = args.format == "markdown"
     out.write(
         f"{collection.name}: {results.queries} queries, engine {engine.name}; "
-        f"* = p < 0.05 against unsegmented (paired t-test)\n\n"
+        f"{marks_note(results)}\n\n"
     )
     out.write(render_table(*table_rows(results), markdown=markdown) + "\n")
+    if chosen := bm25_note(results):
+        out.write(f"\n{chosen}\n")
     for reference, rows in taus.items():
         out.write(
             f"\nKendall tau, systems ranked by QVRS vs by matching metrics against {reference}:\n\n"

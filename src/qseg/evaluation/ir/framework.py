@@ -18,6 +18,7 @@ from typing import Any
 
 from qseg.corpora.ir import Collection
 from qseg.errors import QsegError
+from qseg.evaluation.ir import bm25
 from qseg.evaluation.ir.cache import CachedSearch
 from qseg.evaluation.ir.engines.base import Engine
 from qseg.evaluation.ir.versions import (
@@ -42,6 +43,8 @@ DEFAULT_MEASURES = (
     "RR(rel=2)@10",
 )
 UNSEGMENTED = "unsegmented"
+TUNED = "BM25 tuned"
+"""The unsegmented query on BM25 with k1 and b chosen by cross-validation (:mod:`.bm25`)."""
 BQV = "BQV_BF"
 MATCHING = ("query_accuracy", "segment_precision", "segment_recall", "segment_f1", "break_accuracy")
 
@@ -171,6 +174,9 @@ class IrResults:
     :func:`unreachable_measures`)."""
     searches: int = 0
     cache_hits: int = 0
+    bm25_parameters: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    """Per measure, the BM25 parameters cross-validation chose for each fold (the
+    :data:`TUNED` column's; empty without it)."""
 
     @property
     def queries(self) -> int:
@@ -181,11 +187,12 @@ class IrResults:
         values = list(self.scores[column][measure].values())
         return sum(values) / len(values) if values else math.nan
 
-    def p_value(self, column: str, measure: str) -> float:
-        """Paired two-sided t-test of ``column`` against the unsegmented query, per query."""
+    def p_value(self, column: str, measure: str, against: str = UNSEGMENTED) -> float:
+        """Paired two-sided t-test of ``column`` against ``against`` (the unsegmented query,
+        or tuned BM25), per query."""
         from scipy.stats import ttest_rel
 
-        base = self.scores[UNSEGMENTED][measure]
+        base = self.scores[against][measure]
         other = self.scores[column][measure]
         qids = [q for q in base if q in other]
         a = [other[q] for q in qids]
@@ -195,14 +202,18 @@ class IrResults:
         return float(ttest_rel(a, b).pvalue)
 
     def table(self) -> list[dict[str, Any]]:
-        """Rows per measure: the mean of every column, and its p-value against unsegmented."""
+        """Rows per measure: the mean of every column, its p-value against unsegmented and,
+        where the table has tuned BM25, against that (``"<column> p tuned"``)."""
         rows = []
+        tuned = TUNED in self.columns
         for measure in self.measures:
             row: dict[str, Any] = {"measure": measure}
             for column in self.columns:
                 row[column] = self.mean(column, measure)
                 if column != UNSEGMENTED:
                     row[f"{column} p"] = self.p_value(column, measure)
+                if tuned and column not in (UNSEGMENTED, TUNED):
+                    row[f"{column} p tuned"] = self.p_value(column, measure, TUNED)
             rows.append(row)
         return rows
 
@@ -253,6 +264,7 @@ def evaluate_ir(
     cache: str | None = None,
     bqv: bool = True,
     bqv_max_words: int = 12,
+    tuned_bm25: bool = False,
     progress: Callable[[int], None] | None = None,
 ) -> IrResults:
     """Run every quoted version once (cached), score it, and take the oracles.
@@ -266,8 +278,17 @@ def evaluate_ir(
     ``bqv``, BQV_BF needs 2^(l-1) searches for an l-word query, so every column is computed
     over the queries of at most ``bqv_max_words`` words (the others are listed as skipped).
     Measures that count only grades no judgment of these queries reaches are left out (listed
-    in ``unreachable``); it is an error if no measure is left.
+    in ``unreachable``); it is an error if no measure is left. With ``tuned_bm25`` the
+    unsegmented query also runs with every BM25 parameter pair of :data:`.bm25.GRID` (the
+    engine must have ``bm25(k1, b)``), and the :data:`TUNED` column scores each query with the
+    pair cross-validation chose for its fold, per measure.
     """
+    set_bm25 = getattr(engine, "bm25", None)
+    if tuned_bm25 and set_bm25 is None:
+        raise QsegError(
+            f"tuned BM25 needs an engine whose k1 and b can be set (--engine lucene); "
+            f"{engine.name}'s are fixed"
+        )
     words = query_words(collection)
     parsed = parse_measures(measures)
     unreachable = unreachable_measures(parsed, collection.qrels, words)
@@ -324,14 +345,15 @@ def evaluate_ir(
             versions[qid].setdefault(version.text, version)
             candidates[qid].append((seg, version.text))
 
-    searcher = CachedSearch(engine, engine.fingerprint or engine.index(collection), cache)
+    index = engine.fingerprint or engine.index(collection)
+    searcher = CachedSearch(engine, index, cache)
     run: dict[str, dict[str, float]] = {}
     qrels: dict[str, dict[str, int]] = {}
     keys: dict[tuple[str, str], str] = {}
     try:
         for qid, by_text in versions.items():
-            for index, (text, version) in enumerate(by_text.items()):
-                key = f"{qid}\x1f{index}"
+            for position, (text, version) in enumerate(by_text.items()):
+                key = f"{qid}\x1f{position}"
                 keys[qid, text] = key
                 run[key] = {doc: score for doc, score in searcher.search(version, depth)}
                 qrels[key] = collection.qrels[qid]
@@ -340,6 +362,31 @@ def evaluate_ir(
     finally:
         searcher.close()
     values = score_rankings(parsed, qrels, run)
+    searches, hits = searcher.misses, searcher.hits
+    tuned: dict[str, dict[str, float]] = {}
+    chosen: dict[str, list[tuple[float, float]]] = {}
+    if tuned_bm25 and set_bm25 is not None:
+        plain = {qid: versions[qid][" ".join(query)] for qid, query in words.items()}
+        grid: dict[tuple[float, float], dict[str, dict[str, float]]] = {}
+        try:
+            for params in bm25.GRID:
+                set_bm25(*params)
+                # the parameters are part of what a cached result was searched with
+                varied = CachedSearch(engine, f"{index}:bm25={params[0]},{params[1]}", cache)
+                rankings: dict[str, dict[str, float]] = {}
+                try:
+                    for qid, version in plain.items():
+                        rankings[qid] = dict(varied.search(version, depth))
+                        if progress:
+                            progress(1)
+                finally:
+                    varied.close()
+                searches, hits = searches + varied.misses, hits + varied.hits
+                by_query = score_rankings(parsed, {q: collection.qrels[q] for q in plain}, rankings)
+                grid[params] = {m: {q: by_query[q][m] for q in plain} for m in names}
+        finally:
+            set_bm25(*bm25.DEFAULT)
+        tuned, chosen = bm25.tuned(grid, plain)
 
     def score(qid: str, text: str, measure: str) -> float:
         return values[keys[qid, text]][measure]
@@ -350,6 +397,9 @@ def evaluate_ir(
         scores[UNSEGMENTED][measure] = {
             qid: score(qid, " ".join(q), measure) for qid, q in words.items()
         }
+    if tuned:
+        columns.append(TUNED)
+        scores[TUNED] = tuned
     for name, segmentations in systems.items():
         nested = any(isinstance(s, NestedSegmentation) for s in segmentations.values())
         typed = f"{name} {'top-level quoted' if nested else 'all-quoted'}"
@@ -386,8 +436,9 @@ def evaluate_ir(
         skipped_nested=unnested,
         left_out=left_out_queries(collection),
         unreachable=unreachable,
-        searches=searcher.misses,
-        cache_hits=searcher.hits,
+        searches=searches,
+        cache_hits=hits,
+        bm25_parameters=chosen,
     )
 
 

@@ -7,28 +7,55 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from qseg.evaluation.ir.framework import MATCHING, UNSEGMENTED, IrResults
+from qseg.evaluation.ir.framework import MATCHING, TUNED, UNSEGMENTED, IrResults
 
 SIGNIFICANT = 0.05
 TIED = "~"
+AGAINST_TUNED = "\u2020"
+"""The mark of a p-value under :data:`SIGNIFICANT` against tuned BM25 (``*``: against the
+unsegmented query on plain BM25)."""
 
 
-def _cell(value: float, p: float | None) -> str:
+def _cell(value: float, p: float | None, p_tuned: float | None) -> str:
     mark = "*" if p is not None and p < SIGNIFICANT else ""
+    mark += AGAINST_TUNED if p_tuned is not None and p_tuned < SIGNIFICANT else ""
     return f"{value:.4f}{mark}"
 
 
 def table_rows(results: IrResults) -> tuple[list[str], list[list[str]]]:
-    """Header and rows of the main table; ``*`` marks p < 0.05 against unsegmented."""
+    """Header and rows of the main table; ``*`` marks p < 0.05 against unsegmented, the
+    dagger against tuned BM25."""
     header = ["measure", *results.columns]
     rows = []
     for row in results.table():
         cells = [row["measure"]]
         for column in results.columns:
             p = None if column == UNSEGMENTED else row[f"{column} p"]
-            cells.append(_cell(row[column], p))
+            cells.append(_cell(row[column], p, row.get(f"{column} p tuned")))
         rows.append(cells)
     return header, rows
+
+
+def marks_note(results: IrResults) -> str:
+    """What the table's marks mean (and the tuned BM25 parameters, where it has them)."""
+    note = "* = p < 0.05 against unsegmented (paired t-test)"
+    if TUNED in results.columns:
+        note += f"; {AGAINST_TUNED} = p < 0.05 against {TUNED}"
+    return note
+
+
+def bm25_note(results: IrResults) -> str | None:
+    """One line with the BM25 parameters cross-validation chose, per measure and fold."""
+    if not results.bm25_parameters:
+        return None
+    chosen = "; ".join(
+        f"{measure} " + ", ".join(f"{k1:g}/{b:g}" for k1, b in params)
+        for measure, params in results.bm25_parameters.items()
+    )
+    return (
+        f"{TUNED}: k1/b chosen per fold by {len(next(iter(results.bm25_parameters.values())))}"
+        f"-fold cross-validation over the queries on each measure ({chosen})"
+    )
 
 
 def tau_rows(taus: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
@@ -110,6 +137,7 @@ def to_json(results: IrResults, taus: dict[str, list[dict[str, Any]]]) -> str:
                 "left_out_measures": results.unreachable,
                 "searches": results.searches,
                 "cache_hits": results.cache_hits,
+                "bm25_parameters": results.bm25_parameters,
             }
         ),
         indent=2,
