@@ -219,11 +219,11 @@ def test_paths_and_masters_that_cannot_be_used(tmp_path):
 def test_a_file_of_many_partitions_and_batches_keeps_its_order_and_line_numbers(
     session, tmp_path, lines
 ):
-    """Lines are numbered in the JVM by partition offsets: with 2 kB partitions (about 15 of
-    them) and Arrow batches of 50 lines, the output is the local run's and a bad line deep in
-    the file is named by its number."""
+    """Lines are numbered in the JVM by partition offsets: with 4 kB partitions (five of them)
+    and Arrow batches of 50 lines, the output is the local run's and a bad line in the third
+    partition is named by its number."""
     source = tmp_path / "queries.txt"
-    body = [*lines[:600], "", *lines[600:1000]]  # line 601: an empty query
+    body = [*lines[:400], "", *lines[400:600]]  # line 401: an empty query
     source.write_text("".join(f"{line}\n" for line in body), encoding="utf-8")
     segmenter = open_segmenter("naive")
     conf = session.conf
@@ -234,14 +234,14 @@ def test_a_file_of_many_partitions_and_batches_keeps_its_order_and_line_numbers(
             "spark.sql.execution.arrow.maxRecordsPerBatch",
         )
     }
-    conf.set("spark.sql.files.maxPartitionBytes", "2048")
+    conf.set("spark.sql.files.maxPartitionBytes", "4096")
     conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "50")
     try:
-        assert session.read.text(str(source)).rdd.getNumPartitions() > 10
+        assert session.read.text(str(source)).rdd.getNumPartitions() >= 4
         outcome = on_spark.segment_files(
             session, [str(source)], str(tmp_path / "out"), segmenter, skip_bad=True, marker="-"
         )
-        with pytest.raises(QsegError, match=r"queries.txt:601: empty query"):
+        with pytest.raises(QsegError, match=r"queries.txt:401: empty query"):
             on_spark.segment_files(session, [str(source)], str(tmp_path / "stop"), segmenter)
     finally:
         for key, value in saved.items():
@@ -259,4 +259,4 @@ def test_a_file_of_many_partitions_and_batches_keeps_its_order_and_line_numbers(
     )
     assert concatenated(tmp_path / "out") == local
     assert outcome.lines == len(body) and outcome.bad == 1
-    assert outcome.examples == [f"{source}:601: empty query: it has no words"]
+    assert outcome.examples == [f"{source}:401: empty query: it has no words"]
