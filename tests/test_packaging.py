@@ -94,7 +94,10 @@ def test_the_sdist_builds_a_wheel_that_segments_with_the_core_alone(tmp_path):
     )
     (wheel,) = wheels.glob("qseg-*.whl")
     with zipfile.ZipFile(wheel) as built:
-        assert "qseg/py.typed" in built.namelist()  # type checkers read qseg's annotations
+        # type checkers read qseg's annotations, and the compiled cores' types from their stubs
+        assert {"qseg/py.typed", "qseg/resources/_store.pyi", "qseg/segmenters/_kernel.pyi"} <= set(
+            built.namelist()
+        )
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"

@@ -17,6 +17,7 @@ frames, the queries as the IR evaluation sees them (stopwords of the collection 
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +99,7 @@ class QsegRetriever(pt.Transformer):
     def transform(self, topics: pd.DataFrame) -> pd.DataFrame:
         if "query" not in topics.columns:
             raise QsegError(f"QsegRetriever needs a query column; the frame has {list(topics)}")
-        rows: list[dict[str, Any]] = []
+        rows: list[dict[Hashable, Any]] = []
         for record in topics.to_dict("records"):
             ranking = self.engine.search_text(str(record["query"]), self.k)
             for rank, (docno, score) in enumerate(ranking):
