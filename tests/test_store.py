@@ -12,10 +12,10 @@ import zlib
 
 import numpy as np
 import pytest
-from qseg.resources._store import hash_keys
 
 from qseg.errors import PathError
 from qseg.resources import NgramCounts, TitleSet
+from qseg.resources._store import hash_keys
 from qseg.resources.store import (
     FORMAT_VERSION,
     HEADER_REGION,

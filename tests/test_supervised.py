@@ -108,7 +108,6 @@ def test_a_title_counts_only_where_its_prefix_is_found():
     """Every stored title brings its prefixes; a key found without its prefix one word shorter
     (as a compact store's false positive would be) is no title in the span tables."""
     from qseg.resources._store import hash_keys
-
     from qseg.resources.store import StoreWriter
     from qseg.resources.titles import TitleSet
 
