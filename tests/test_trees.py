@@ -10,7 +10,7 @@ import pytest
 from qseg.segmenters.trees import TreeEnsemble
 
 
-def boosters(objective: str, missing: float = 0.2):
+def boosters(objective: str, missing: float = 0.2, rows: int = 300):
     import xgboost as xgb
 
     rng = np.random.default_rng(0)
@@ -19,12 +19,13 @@ def boosters(objective: str, missing: float = 0.2):
     y = (x[:, 0] > 0).astype(float) if objective == "binary:logistic" else rng.normal(size=400)
     params = {"objective": objective, "max_depth": 4, "eta": 0.3, "seed": 0, "nthread": 1}
     booster = xgb.train(params, xgb.DMatrix(x, label=y), 25)
-    return booster, rng.normal(size=(300, 7)).astype(np.float32)
+    return booster, rng.normal(size=(rows, 7)).astype(np.float32)
 
 
+@pytest.mark.parametrize("rows", [300, 30_000])  # one block of rows, and several (_trees.pyx)
 @pytest.mark.parametrize("objective", ["binary:logistic", "reg:squarederror"])
-def test_the_same_outputs_as_xgboost(objective):
-    booster, x = boosters(objective)
+def test_the_same_outputs_as_xgboost(objective, rows):
+    booster, x = boosters(objective, rows=rows)
     x[::3, 2] = np.nan
     logistic = objective == "binary:logistic"
     trees = TreeEnsemble.from_bytes(
