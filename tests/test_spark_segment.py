@@ -50,6 +50,22 @@ def concatenated(folder: Path) -> str:
     return "".join(p.read_text(encoding="utf-8") for p in sorted(folder.glob("part-*")))
 
 
+def skipped_locally(source: Path) -> str:
+    """What ``qseg segment`` with ``naive`` prints for ``source``, bad lines marked ``-``."""
+    stdin = source.read_bytes()
+    return out(
+        qseg(
+            "segment",
+            "--method",
+            "naive",
+            "--skip-bad-lines",
+            "--bad-line-marker",
+            "-",
+            stdin=stdin,
+        )
+    )
+
+
 def test_the_command_line_equals_the_local_run(tmp_path, lines):
     """A local path and URIs Spark reads (``file://``: Hadoop's file systems; an input or
     output on ``hdfs://`` or ``s3a://`` takes the same way) in one run."""
@@ -124,17 +140,7 @@ def test_bad_lines_are_counted_and_skipped_in_place_or_stop_the_run(session, tmp
     outcome = on_spark.segment_files(
         session, [str(source)], str(tmp_path / "out"), segmenter, skip_bad=True, marker="-"
     )
-    local = out(
-        qseg(
-            "segment",
-            "--method",
-            "naive",
-            "--skip-bad-lines",
-            "--bad-line-marker",
-            "-",
-            stdin=source.read_bytes(),
-        )
-    )
+    local = skipped_locally(source)
     assert concatenated(tmp_path / "out") == local
     assert outcome.bad == 2
     assert outcome.examples == [
@@ -246,17 +252,7 @@ def test_a_file_of_many_partitions_and_batches_keeps_its_order_and_line_numbers(
     finally:
         for key, value in saved.items():
             conf.set(key, value)
-    local = out(
-        qseg(
-            "segment",
-            "--method",
-            "naive",
-            "--skip-bad-lines",
-            "--bad-line-marker",
-            "-",
-            stdin=source.read_bytes(),
-        )
-    )
+    local = skipped_locally(source)
     assert concatenated(tmp_path / "out") == local
     assert outcome.lines == len(body) and outcome.bad == 1
     assert outcome.examples == [f"{source}:401: empty query: it has no words"]

@@ -288,8 +288,7 @@ def segment_files(
 
     The lines go to Python in Arrow batches (``mapInArrow``), numbered in the JVM
     (:func:`_numbered`), and the output is written by the DataFrame writer: no row is pickled
-    or counted in Python on its own (the RDD of rows with ``zipWithIndex`` this replaced cost
-    a query more on Spark than segmenting it with the default model)."""
+    on its own, and no line goes through Python only to be counted."""
     check_paths(inputs, output)
     _check_output(spark, output)
     shipment = ship(spark, segmenter)
@@ -341,8 +340,8 @@ _ROW_BITS = 33
 def _numbered(spark: Any, index: int, path: str) -> Any:
     """The lines of input ``index`` (``path``) as (input, line number, bytes), numbered in
     the JVM: one job counts each partition's lines without Python, and a line's number is
-    its partition's offset plus its place there (Spark reads a text file's partitions in
-    the file's order, as the ``zipWithIndex`` this replaced assumed as well)."""
+    its partition's offset plus its place there (Spark's partitions of one text input
+    follow its order, which the output's order relies on too)."""
     from pyspark.sql import functions as F
 
     text = _read(path, partial(spark.read.option("lineSep", "\n").text, path))

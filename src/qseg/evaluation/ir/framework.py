@@ -279,9 +279,10 @@ def evaluate_ir(
     over the queries of at most ``bqv_max_words`` words (the others are listed as skipped).
     Measures that count only grades no judgment of these queries reaches are left out (listed
     in ``unreachable``); it is an error if no measure is left. With ``tuned_bm25`` the
-    unsegmented query also runs with every BM25 parameter pair of :data:`.bm25.GRID` (the
-    engine must have ``bm25(k1, b)``), and the :data:`TUNED` column scores each query with the
-    pair cross-validation chose for its fold, per measure.
+    unsegmented query also runs with every other BM25 parameter pair of :data:`.bm25.GRID`
+    (the engine must have ``bm25(k1, b)`` and rank with :data:`.bm25.DEFAULT` until told
+    otherwise), and the :data:`TUNED` column scores each query with the pair
+    cross-validation chose for its fold, per measure.
     """
     set_bm25 = getattr(engine, "bm25", None)
     if tuned_bm25 and set_bm25 is None:
@@ -366,17 +367,22 @@ def evaluate_ir(
     tuned: dict[str, dict[str, float]] = {}
     chosen: dict[str, list[tuple[float, float]]] = {}
     if tuned_bm25 and set_bm25 is not None:
-        plain = {qid: versions[qid][" ".join(query)] for qid, query in words.items()}
-        grid: dict[tuple[float, float], dict[str, dict[str, float]]] = {}
+        plain = {qid: " ".join(query) for qid, query in words.items()}
+        # BM25's usual pair is what the unsegmented query already ran with
+        grid = {
+            bm25.DEFAULT: {m: {q: values[keys[q, t]][m] for q, t in plain.items()} for m in names}
+        }
         try:
             for params in bm25.GRID:
+                if params == bm25.DEFAULT:
+                    continue
                 set_bm25(*params)
                 # the parameters are part of what a cached result was searched with
                 varied = CachedSearch(engine, f"{index}:bm25={params[0]},{params[1]}", cache)
                 rankings: dict[str, dict[str, float]] = {}
                 try:
-                    for qid, version in plain.items():
-                        rankings[qid] = dict(varied.search(version, depth))
+                    for qid, text in plain.items():
+                        rankings[qid] = dict(varied.search(versions[qid][text], depth))
                         if progress:
                             progress(1)
                 finally:
@@ -386,7 +392,7 @@ def evaluate_ir(
                 grid[params] = {m: {q: by_query[q][m] for q in plain} for m in names}
         finally:
             set_bm25(*bm25.DEFAULT)
-        tuned, chosen = bm25.tuned(grid, plain)
+        tuned, chosen = bm25.tuned({params: grid[params] for params in bm25.GRID}, plain)
 
     def score(qid: str, text: str, measure: str) -> float:
         return values[keys[qid, text]][measure]

@@ -37,7 +37,7 @@ def table_rows(results: IrResults) -> tuple[list[str], list[list[str]]]:
 
 
 def marks_note(results: IrResults) -> str:
-    """What the table's marks mean (and the tuned BM25 parameters, where it has them)."""
+    """What the table's marks mean (the dagger only where the table has tuned BM25)."""
     note = "* = p < 0.05 against unsegmented (paired t-test)"
     if TUNED in results.columns:
         note += f"; {AGAINST_TUNED} = p < 0.05 against {TUNED}"
