@@ -14,6 +14,9 @@ for each model (the default in each style, with the contextual probe where it sh
   median of 7;
 - ``qseg segment "new york yankees tickets"`` with the model, a fresh process, warm cache,
   median of 7, and its ratio to ``python -c "import numpy"`` timed the same way;
+- the Python path (``compiled=False`` on every model inside: the reference the compiled
+  kernel is tested against, and what tagged and contextual queries take): ``default`` and
+  ``qseg-default-v3``, single median and batch queries/s, and the default's ratio to v3;
 - by length: the median microseconds of ``segment`` for queries of 1 to 12 words and of 13
   to 40 (windows of the Webis queries put one after the other, 300 a length), default and
   ``wiki(unseen_titles=true)``.
@@ -85,6 +88,18 @@ def process_seconds(command: list[str], runs: int = 7) -> float:
     return statistics.median(times)
 
 
+def python_path(segmenter):
+    """The same shipped model with every query on the Python path."""
+    from dataclasses import replace
+
+    from qseg.segmenters.routing import RoutedModel
+
+    if isinstance(segmenter, RoutedModel):
+        inner = {kind: replace(m, compiled=False) for kind, m in segmenter.models.items()}
+        return replace(segmenter, models=inner)
+    return replace(segmenter, compiled=False)
+
+
 def length_queries(texts: list[str], lengths: range, count: int = 300) -> list[list[str]]:
     """Per length, ``count`` windows of that many words of the queries put one after the
     other."""
@@ -132,8 +147,10 @@ def main() -> None:
             saved.save(joint, folder / "joint.qseg")
             models["joint (Webis, encoder)"] = str(folder / "joint.qseg")
         segmenters = {name: qseg.segmenter(spec) for name, spec in models.items()}
-        single = {name: [float("inf")] * len(texts) for name in models}
-        rates = dict.fromkeys(models, 0.0)
+        for name in ("default", "qseg-default-v3"):
+            segmenters[f"{name}, Python path"] = python_path(segmenters[name])
+        single = {name: [float("inf")] * len(texts) for name in segmenters}
+        rates = dict.fromkeys(segmenters, 0.0)
         for run in range(ROUNDS + 1):  # interleaved: a drift of the machine's speed hits all
             for name, segmenter in segmenters.items():
                 took = single_pass(segmenter, texts)
@@ -180,6 +197,16 @@ def main() -> None:
             f"{rate / v3_rate:6.2f} {timing}"
         )
     print(f"python -c 'import numpy': {numpy_start:.3f} s")
+    print()
+    print("the Python path (the reference; compiled=False), same rounds")
+    print(f"{'model':26} {'p50 (us)':>9} {'x v3':>6} {'batch (q/s)':>12} {'x v3':>6}")
+    reference = "qseg-default-v3, Python path"
+    for name in ("default, Python path", reference):
+        p50 = percentile(single[name], 0.5)
+        print(
+            f"{name:26} {p50 * 1e6:9.1f} {p50 / percentile(single[reference], 0.5):6.2f} "
+            f"{rates[name]:12,.0f} {rates[name] / rates[reference]:6.2f}"
+        )
     print()
     print("median us of segment() by query length (300 queries a length)")
     print(f"{'words':>6} {'default':>9} {'wiki':>7} {'x wiki':>7}")

@@ -10,6 +10,8 @@ cdef enum:
 cdef void query_span_table(StoreView counts, StoreView words, StoreView titles, Words* w,
                            Py_ssize_t max_span, Py_ssize_t title_words, double* counts_out,
                            double* titles_out) noexcept
+cdef double name_count(StoreView names, Words* w, Py_ssize_t start, Py_ssize_t end,
+                       bint opening, bint closing) noexcept
 cdef int word_attrs(tuple words, frozenset function_words, object query_tags,
                     dict tag_classes, Py_ssize_t other, double* attrs) except -1
 cdef void gap_feature_row(float* x, Py_ssize_t g, Py_ssize_t n, const double* attrs,

@@ -13,6 +13,7 @@ fingerprint bits. ``gap_rows`` writes one row of features per gap into a preallo
 so a batch costs no Python object per gap.
 """
 
+from libc.math cimport NAN
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 
@@ -22,6 +23,8 @@ from qseg.resources._store cimport StoreView, fmix64, fnv_feed, fnv_start
 from qseg.segmenters._query_words cimport STACK_WORDS, Words, words_close, words_open
 
 cdef uint8_t SPACE = 32
+cdef uint8_t OPEN_MARK = 40  # NAME_START "("
+cdef uint8_t CLOSE_MARK = 41  # NAME_END ")"
 
 
 cdef void scan(StoreView store, Words* w, Py_ssize_t i, Py_ssize_t n, Py_ssize_t longest,
@@ -96,6 +99,70 @@ def span_tables(list queries, StoreView counts, StoreView words, StoreView title
         finally:
             words_close(&w)
     return offsets, table, is_title.astype(np.bool_)
+
+
+cdef double name_count(StoreView names, Words* w, Py_ssize_t start, Py_ssize_t end,
+                       bint opening, bint closing) noexcept:
+    """The count in the name statistics of the words ``[start, end)`` (two at most) after
+    the name's opening mark or before its closing one (0 if absent)."""
+    cdef const uint8_t* parts[4]
+    cdef Py_ssize_t lens[4]
+    cdef Py_ssize_t k = 0, i
+    cdef uint64_t state = fnv_start(names.seed), value = 0
+    cdef bint ext
+    if opening:
+        parts[k] = &OPEN_MARK
+        lens[k] = 1
+        k += 1
+    for i in range(start, end):
+        parts[k] = w.ptrs[i]
+        lens[k] = w.lens[i]
+        k += 1
+    if closing:
+        parts[k] = &CLOSE_MARK
+        lens[k] = 1
+        k += 1
+    for i in range(k):
+        if i:
+            state = fnv_feed(state, &SPACE, 1)
+        state = fnv_feed(state, parts[i], lens[i])
+    if not names.find(fmix64(state), parts, lens, k, &value, &ext):
+        return 0.0
+    return <double>value
+
+
+def name_edge_counts(list queries, StoreView names):
+    """Per gap of the queries (of two words or more, one after the other), how many names
+    each of these ends or begins: L0 ends, R0 begins, L0 begins, R0 ends, L1 L0 ends and
+    R0 R1 begins (NaN past the query): ``name_features``'s counts, with no key built."""
+    cdef Py_ssize_t q, g, n, gaps = 0
+    for q in range(len(queries)):
+        gaps += max(len(<tuple>queries[q]) - 1, 0)
+    out = np.empty((gaps, 6), dtype=np.float64)
+    cdef double[:, ::1] found = out
+    cdef Words w
+    cdef Py_ssize_t row = 0
+    cdef double begins, ends, next_begins, next_ends
+    for q in range(len(queries)):
+        words_open(&w, <tuple>queries[q])
+        n = w.n
+        if n > 1:
+            begins = name_count(names, &w, 0, 1, True, False)
+            ends = name_count(names, &w, 0, 1, False, True)
+        for g in range(n - 1):
+            next_begins = name_count(names, &w, g + 1, g + 2, True, False)
+            next_ends = name_count(names, &w, g + 1, g + 2, False, True)
+            found[row, 0] = ends
+            found[row, 1] = next_begins
+            found[row, 2] = begins
+            found[row, 3] = next_ends
+            found[row, 4] = name_count(names, &w, g - 1, g + 1, False, True) if g > 0 else NAN
+            found[row, 5] = (name_count(names, &w, g + 1, g + 3, True, False) if g + 2 < n
+                             else NAN)
+            begins, ends = next_begins, next_ends
+            row += 1
+        words_close(&w)
+    return out
 
 
 cdef int word_attrs(tuple words, frozenset function_words, object query_tags,

@@ -31,7 +31,13 @@ from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 import numpy as np
 
 from qseg.resources._store cimport StoreView, fmix64, fnv_feed, fnv_start
-from qseg.segmenters._gap_kernel cimport ATTRS, gap_feature_row, query_span_table, word_attrs
+from qseg.segmenters._gap_kernel cimport (
+    ATTRS,
+    gap_feature_row,
+    name_count,
+    query_span_table,
+    word_attrs,
+)
 from qseg.segmenters._query_words cimport Words, words_close, words_open
 
 cdef enum:
@@ -52,8 +58,6 @@ cdef enum:
     SEARCHED = 64  # break_model._SEARCHED: candidates searched beyond the window
 
 cdef uint8_t SPACE = 32
-cdef uint8_t OPEN_MARK = 40  # NAME_START "("
-cdef uint8_t CLOSE_MARK = 41  # NAME_END ")"
 cdef object ZERO = 0
 cdef object ONE = 1
 
@@ -868,8 +872,8 @@ cdef class JointKernel:
             for a in range(cells):
                 q.names_logs[a] = log1p(q.names_logs[a])
             for a in range(n):  # how often each word begins and ends a name
-                q.begins[a] = self.name_count(w, a, a + 1, True, False)
-                q.ends[a] = self.name_count(w, a, a + 1, False, True)
+                q.begins[a] = name_count(self.names, w, a, a + 1, True, False)
+                q.ends[a] = name_count(self.names, w, a, a + 1, False, True)
         if self.dimensions:
             for a in range(n):
                 q.vector_rows[a] = self.vocabulary.find_words(w, a, a + 1)
@@ -950,9 +954,10 @@ cdef class JointKernel:
             found[1] = q.begins[s + g + 1]
             found[2] = q.begins[s + g]
             found[3] = q.ends[s + g + 1]
-            found[4] = self.name_count(w, s + g - 1, s + g + 1, False, True) if g > 0 else NAN
-            found[5] = (self.name_count(w, s + g + 1, s + g + 3, True, False) if g + 2 < m
+            found[4] = (name_count(self.names, w, s + g - 1, s + g + 1, False, True) if g > 0
                         else NAN)
+            found[5] = (name_count(self.names, w, s + g + 1, s + g + 3, True, False)
+                        if g + 2 < m else NAN)
             x[col] = <float>((found[0] + 0.5) / occurrences[0])
             x[col + 1] = <float>((found[1] + 0.5) / occurrences[1])
             x[col + 2] = <float>((found[2] + 0.5) / occurrences[0])
@@ -988,35 +993,6 @@ cdef class JointKernel:
         cdef double count = stats[e, 1] if e >= 0 else 0.0
         out[0] = <float>((total + 2.0 * self.prior) / (count + 2.0))
         out[1] = <float>count
-
-    cdef double name_count(self, Words* w, Py_ssize_t start, Py_ssize_t end, bint opening,
-                           bint closing) noexcept:
-        """The count in the name statistics of the words ``[start, end)`` after the name's
-        opening mark or before its closing one (0 if absent)."""
-        cdef const uint8_t* parts[4]
-        cdef Py_ssize_t lens[4]
-        cdef Py_ssize_t k = 0, i
-        cdef uint64_t state = fnv_start(self.names.seed), value = 0
-        cdef bint ext
-        if opening:
-            parts[k] = &OPEN_MARK
-            lens[k] = 1
-            k += 1
-        for i in range(start, end):
-            parts[k] = w.ptrs[i]
-            lens[k] = w.lens[i]
-            k += 1
-        if closing:
-            parts[k] = &CLOSE_MARK
-            lens[k] = 1
-            k += 1
-        for i in range(k):
-            if i:
-                state = fnv_feed(state, &SPACE, 1)
-            state = fnv_feed(state, parts[i], lens[i])
-        if not self.names.find(fmix64(state), parts, lens, k, &value, &ext):
-            return 0.0
-        return <double>value
 
     cdef uint64_t pair_count(self, Words* w, Py_ssize_t a, Py_ssize_t b) noexcept:
         """The count of the 2-gram of words ``a`` and ``b`` (0 if absent)."""

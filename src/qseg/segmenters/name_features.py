@@ -19,12 +19,11 @@ begins a name (*saint*, *lake*) asks for a break before it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import pairwise
 
 import numpy as np
 
 from qseg.resources.counts import NgramCounts
-from qseg.resources.default import NAME_END, NAME_START
+from qseg.segmenters._gap_kernel import name_edge_counts
 from qseg.segmenters.gap_features import FEATURE_NAMES, FeatureSource, gap_features
 
 _COUNT_COLUMNS = (
@@ -63,40 +62,13 @@ _DENOMINATOR = [0, 1, 0, 1, 2, 3]
 
 def name_features(queries: Sequence[tuple[str, ...]], names: NgramCounts) -> np.ndarray:
     """One row of :data:`NAME_FEATURES` per gap, queries one after the other."""
-    queries = [q for q in queries if len(q) > 1]
+    queries = [tuple(q) for q in queries if len(q) > 1]
     if not queries:
         return np.zeros((0, len(NAME_FEATURES)), dtype=np.float32)
     inside = gap_features(queries, FeatureSource(names, names))
     # occurrences inside names + 1 of L0, R0, L1 L0 and R0 R1 (NaN past the query)
     occurrences = np.exp(inside[:, _RATE_AT].astype(np.float64))
-
-    begins = [f"{NAME_START} {w}" for q in queries for w in q]
-    ends = [f"{w} {NAME_END}" for q in queries for w in q]
-    pair_begins = [f"{NAME_START} {a} {b}" for q in queries for a, b in pairwise(q)]
-    pair_ends = [f"{a} {b} {NAME_END}" for q in queries for a, b in pairwise(q)]
-    found = names.count_many(begins + ends + pair_begins + pair_ends).astype(np.float64)
-    found = np.append(found, np.nan)  # the count past the query
-    # per gap, where in ``found`` each rate's count is: L0 ends, R0 begins, L0 begins, R0 ends,
-    # L1 L0 ends, R0 R1 begins (a plain loop: a query has a few gaps, and numpy's per-call
-    # cost would dominate segmenting one query)
-    words, pairs, past = len(begins), len(pair_begins), len(found) - 1
-    end, pair_begin, pair_end = words, 2 * words, 2 * words + pairs
-    at: list[tuple[int, ...]] = []
-    word = pair = 0
-    for query in queries:
-        n = len(query)
-        for gap in range(n - 1):
-            left, this = word + gap, pair + gap
-            at.append(
-                (
-                    end + left,
-                    left + 1,
-                    left,
-                    end + left + 1,
-                    pair_end + this - 1 if gap > 0 else past,
-                    pair_begin + this + 1 if gap + 2 < n else past,
-                )
-            )
-        word, pair = word + n, pair + n - 1
-    rates = (found[np.array(at)] + 0.5) / occurrences[:, _DENOMINATOR]
+    # L0 ends, R0 begins, L0 begins, R0 ends, L1 L0 ends, R0 R1 begins, per gap
+    found = name_edge_counts(queries, names.view)
+    rates = (found + 0.5) / occurrences[:, _DENOMINATOR]
     return np.hstack([inside[:, _COUNT_AT], rates]).astype(np.float32)
