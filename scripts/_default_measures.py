@@ -324,10 +324,11 @@ def speed_table(shared: Path, quick: bool = False) -> str:
     command = [sys.executable, str(ROOT / "benchmarks" / "default_model.py")]
     done = subprocess.run(
         [*command, "--shared", str(shared), *(["--no-joint"] if quick else [])],
-        check=True,
         capture_output=True,
         text=True,
     )
+    if done.returncode:
+        raise SystemExit(f"benchmarks/default_model.py failed:\n{done.stderr[-3000:]}")
     return done.stdout.strip()
 
 

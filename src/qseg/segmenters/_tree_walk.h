@@ -17,9 +17,9 @@
 
 #define QSEG_STEP(t, f, n) (2 * (n) + 1 + (size_t)(doubled[(f)[n]] >= (t)[n]))
 
-static float qseg_trees_sum(const float *thresholds, const uint32_t *features,
-                            const float *leaves, ptrdiff_t count, int depth, float total,
-                            const float *doubled)
+static inline __attribute__((always_inline)) float
+qseg_trees_sum_at(const float *thresholds, const uint32_t *features, const float *leaves,
+                  ptrdiff_t count, const int depth, float total, const float *doubled)
 {
     const ptrdiff_t inner = ((ptrdiff_t)1 << depth) - 1;
     ptrdiff_t i = 0;
@@ -29,6 +29,7 @@ static float qseg_trees_sum(const float *thresholds, const uint32_t *features,
         const uint32_t *f = features + i * inner;
         const float *l = leaves + i * (inner + 1) - inner;
         size_t n0 = 0, n1 = 0, n2 = 0, n3 = 0, n4 = 0, n5 = 0, n6 = 0, n7 = 0;
+#pragma GCC unroll 8
         for (d = 0; d < depth; d++) {
             n0 = QSEG_STEP(t, f, n0);
             n1 = QSEG_STEP(t + inner, f + inner, n1);
@@ -55,6 +56,26 @@ static float qseg_trees_sum(const float *thresholds, const uint32_t *features,
         total = total + leaves[i * (inner + 1) + node - inner];
     }
     return total;
+}
+
+/* The walk compiled for the common depths: with the depth a constant, the eight trees'
+ * nodes are at constant offsets from one pointer and the levels unroll, so the eight walks
+ * keep their nodes in registers (a depth known only at run time spilled the eight trees'
+ * pointers to the stack, a reload at every step). */
+static float qseg_trees_sum(const float *thresholds, const uint32_t *features,
+                            const float *leaves, ptrdiff_t count, int depth, float total,
+                            const float *doubled)
+{
+    switch (depth) {
+    case 4:
+        return qseg_trees_sum_at(thresholds, features, leaves, count, 4, total, doubled);
+    case 5:
+        return qseg_trees_sum_at(thresholds, features, leaves, count, 5, total, doubled);
+    case 6:
+        return qseg_trees_sum_at(thresholds, features, leaves, count, 6, total, doubled);
+    default:
+        return qseg_trees_sum_at(thresholds, features, leaves, count, depth, total, doubled);
+    }
 }
 
 #undef QSEG_STEP
