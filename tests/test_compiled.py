@@ -173,6 +173,31 @@ def kernel_model() -> BreakModel:
     return qseg.segmenter("default").models["web"]
 
 
+def test_a_word_from_the_kernels_word_cache_gives_what_its_lookups_give():
+    """The kernel keeps what a query read of each word for the next query that has it: a
+    query's candidates and scores are the same to the bit with its words looked up (a new
+    kernel), put in the place of other words in the cache, kept there (asked again), or too
+    long to keep (23 bytes or more)."""
+    model = kernel_model()
+    longest = "x" * 22  # the longest word the cache holds, and one byte more
+    queries = [
+        ("new", "york", "yankees", "tickets"),
+        ("cheap", longest, "york", "tickets"),
+        ("cheap", longest + "y", "tickets", "online"),
+        ("straße", "東京", "café", "new", "york"),
+    ]
+    looked_up = [compile_model(model).candidates(q, 9) for q in queries]  # a new kernel
+    kernel = compile_model(model)
+    for i in range(20_000):  # 40,000 other words in the cache first
+        kernel.breaks((f"w{i}", f"v{i}", "tickets"))
+    for _ in range(2):  # then pushed out by the queries' words, then kept
+        for (bits, scores), q in zip(looked_up, queries, strict=True):
+            other_bits, other_scores = kernel.candidates(q, 9)
+            assert np.array_equal(bits, other_bits) and np.array_equal(scores, other_scores), q
+    reference = python_path(model)
+    assert [model.segment(q) for q in queries] == [reference.segment(q) for q in queries]
+
+
 def test_threads_share_one_model():
     model = qseg.segmenter("default(style=auto)")
     queries = [q for q in generated_queries(2_500, seed=11) if len(q) <= 12]

@@ -6,7 +6,10 @@ tables and every gap's inputs (gap features, name statistics, pair counts, word 
 query's kind, the lexicon), the gap model's trees, every candidate's log-probability, the
 ``max_candidates`` most probable ones the title rule allows, their candidate features and the
 joint scorers' trees. Nothing allocates a Python object per gap, candidate or tree; a batch is
-the same call query after query. The Python modules stay the reference: the arithmetic here
+the same call query after query. What a query reads of each of its words (its counts, name
+counts, vector and lexicon rows: seven lookups, most of them cache misses in the stores) is kept
+in a small direct-mapped cache of the kernel for the next query with the word: search queries
+repeat their words. The Python modules stay the reference: the arithmetic here
 repeats theirs operation by operation (float64 where numpy computes in float64, float32 where
 it does, numpy's pairwise order where a float32 sum is summed by numpy), so that both give the
 same features to the bit and so the same trees' outputs (tests/test_compiled.py checks it on
@@ -22,8 +25,8 @@ them and of three dynamic programs. Queries with part-of-speech tags go the Pyth
 
 from libc.math cimport exp, expm1, expf, fabs, isnan, log, log1p, sqrt, INFINITY, NAN
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc, qsort
-from libc.string cimport memcmp
+from libc.stdlib cimport calloc, free, malloc, qsort
+from libc.string cimport memcmp, memcpy
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize
@@ -37,6 +40,7 @@ from qseg.segmenters._gap_kernel cimport (
     name_count,
     query_span_table,
     word_attrs,
+    word_count,
 )
 from qseg.segmenters._query_words cimport Words, words_close, words_open
 
@@ -56,6 +60,8 @@ cdef enum:
     WINDOW_WORDS = 8  # break_model.WINDOW_WORDS: the words a long query's gap is judged in
     WINDOW_CELLS = WINDOW_WORDS * (WINDOW_WORDS + 1)
     SEARCHED = 64  # break_model._SEARCHED: candidates searched beyond the window
+    WORD_CACHE = 4096  # entries of a kernel's word cache (direct-mapped)
+    CACHED_BYTES = 22  # the longest word (UTF-8 bytes) the cache holds
 
 cdef uint8_t SPACE = 32
 cdef object ZERO = 0
@@ -731,7 +737,23 @@ cdef struct Query:
     double* begins  # per word: how often it begins a name, ends one
     double* ends
     int64_t* vector_rows  # per word: its row of the word vectors (-1: none)
+    int64_t* left_rows  # per word: its entry in the lexicon's left-word table (-1: none)
+    int64_t* right_rows  # and in its right-word table
     float kind  # the query's kind (-1: the model has no kind input)
+
+
+cdef struct WordEntry:
+    # what a query reads of one word in the stores and tables, kept for the next query that
+    # has the word: the same lookups' results, so the same features to the bit
+    uint8_t length  # the word's bytes plus one (0: an empty entry)
+    uint8_t word[CACHED_BYTES]
+    double count  # in the counts' words
+    double names_count  # in the name statistics
+    double begins  # names it begins, names it ends
+    double ends
+    int64_t vector_row
+    int64_t left_row
+    int64_t right_row
 
 
 cdef struct Spans:
@@ -774,6 +796,7 @@ cdef class JointKernel:
     cdef const double[::1] rates
     cdef Py_ssize_t max_candidates, title_only_from, n_features
     cdef list keep
+    cdef WordEntry* cache  # WORD_CACHE entries (the kernel runs holding the GIL: one writer)
 
     def __init__(self, *, counts, words, titles, names, Py_ssize_t title_words, double log_n,
                  double names_log_n, frozenset function_words, dict tag_classes,
@@ -785,6 +808,9 @@ cdef class JointKernel:
                  Py_ssize_t max_candidates, Py_ssize_t title_only_from,
                  Py_ssize_t n_features):
         self.keep = []
+        self.cache = <WordEntry*>calloc(WORD_CACHE, sizeof(WordEntry))
+        if self.cache == NULL:
+            raise MemoryError()
         self.counts, self.words, self.titles, self.names = counts, words, titles, names
         self.title_words = title_words
         self.log_n, self.names_log_n = log_n, names_log_n
@@ -825,6 +851,36 @@ cdef class JointKernel:
             raise ValueError(f"the compiled inputs give {self.row_width()} features, the "
                              f"model was fitted on {n_features}")
 
+    def __dealloc__(self):
+        free(self.cache)
+
+    cdef const WordEntry* word_entry(self, Words* w, Py_ssize_t a, WordEntry* spare) noexcept:
+        """What the query reads of word ``a``: from the word cache, or looked up (and kept
+        there, or in ``spare`` for a word longer than the cache holds). The stores and
+        tables never change, so a kept entry stays right."""
+        cdef Py_ssize_t length = w.lens[a]
+        cdef WordEntry* e = spare
+        if length <= CACHED_BYTES:
+            e = &self.cache[fmix64(fnv_feed(fnv_start(0), w.ptrs[a], length))
+                            & (WORD_CACHE - 1)]
+            if e.length == length + 1 and memcmp(e.word, w.ptrs[a], length) == 0:
+                return e
+        e.count = word_count(self.words, w, a)
+        e.names_count = e.begins = e.ends = 0.0
+        if self.name_statistics:
+            e.names_count = word_count(self.names, w, a)
+            e.begins = name_count(self.names, w, a, a + 1, True, False)
+            e.ends = name_count(self.names, w, a, a + 1, False, True)
+        e.vector_row = self.vocabulary.find_words(w, a, a + 1) if self.dimensions else -1
+        e.left_row = e.right_row = -1
+        if self.has_lexicon:
+            e.left_row = self.left_words.find_words(w, a, a + 1)
+            e.right_row = self.right_words.find_words(w, a, a + 1)
+        if e != spare:
+            memcpy(e.word, w.ptrs[a], length)
+            e.length = <uint8_t>(length + 1)
+        return e
+
     cdef Py_ssize_t row_width(self):
         return (self.gap_width * self.features + (NAME_COUNTS + 6) * self.name_statistics
                 + 2 * self.pair_counts + 2 * self.dimensions + (self.domain is not None
@@ -834,11 +890,13 @@ cdef class JointKernel:
 
     cdef int open_query(self, tuple words, Words* w, Query* q) except -1:
         """Fill ``q`` for the words ``w``: its span tables (and the name statistics'), its
-        words' attributes, name counts and vector rows, and its kind."""
+        words' attributes, name counts, vector rows and lexicon entries, and its kind."""
         cdef Py_ssize_t n = w.n, cells = n * (n + 1), a
         cdef char* block = <char*>malloc(cells * (3 * sizeof(double) + 1)
-                                         + n * (ATTRS + 2) * sizeof(double)
-                                         + n * sizeof(int64_t))
+                                         + n * (ATTRS + 4) * sizeof(double)
+                                         + 3 * n * sizeof(int64_t))
+        cdef const WordEntry* e
+        cdef WordEntry spare
         if block == NULL:
             raise MemoryError()
         q.n = n
@@ -847,14 +905,24 @@ cdef class JointKernel:
         q.attrs = q.names_logs + cells
         q.begins = q.attrs + n * ATTRS
         q.ends = q.begins + n
-        cdef double* title_cells = q.ends + n
+        cdef double* counts = q.ends + n  # per word, in the counts' words, in the names
+        cdef double* names_counts = counts + n
+        cdef double* title_cells = names_counts + n
         q.vector_rows = <int64_t*>(title_cells + cells)
-        q.titles = <uint8_t*>(q.vector_rows + n)
+        q.left_rows = q.vector_rows + n
+        q.right_rows = q.left_rows + n
+        q.titles = <uint8_t*>(q.right_rows + n)
+        for a in range(n):
+            e = self.word_entry(w, a, &spare)
+            counts[a], names_counts[a] = e.count, e.names_count
+            q.begins[a], q.ends[a] = e.begins, e.ends  # how often it begins and ends a name
+            q.vector_rows[a] = e.vector_row
+            q.left_rows[a], q.right_rows[a] = e.left_row, e.right_row
         for a in range(cells):
             q.logs[a] = NAN
             title_cells[a] = 0.0
         query_span_table(self.counts, self.words, self.titles, w, MAX_SPAN, self.title_words,
-                         q.logs, title_cells)
+                         q.logs, title_cells, counts)
         for a in range(cells):
             q.logs[a] = log1p(q.logs[a])
             q.titles[a] = title_cells[a] != 0.0
@@ -868,15 +936,9 @@ cdef class JointKernel:
             for a in range(cells):
                 q.names_logs[a] = NAN
             query_span_table(self.names, self.names, None, w, MAX_SPAN, 0, q.names_logs,
-                             title_cells)
+                             title_cells, names_counts)
             for a in range(cells):
                 q.names_logs[a] = log1p(q.names_logs[a])
-            for a in range(n):  # how often each word begins and ends a name
-                q.begins[a] = name_count(self.names, w, a, a + 1, True, False)
-                q.ends[a] = name_count(self.names, w, a, a + 1, False, True)
-        if self.dimensions:
-            for a in range(n):
-                q.vector_rows[a] = self.vocabulary.find_words(w, a, a + 1)
         q.kind = self.kind
         if q.kind < 0 and self.domain is not None:
             try:
@@ -979,10 +1041,8 @@ cdef class JointKernel:
             x[col] = q.kind
             col += 1
         if self.has_lexicon:
-            self.lexicon_columns(self.left_words.find_words(w, s + g, s + g + 1),
-                                 self.left_stats, x + col)
-            self.lexicon_columns(self.right_words.find_words(w, s + g + 1, s + g + 2),
-                                 self.right_stats, x + col + 2)
+            self.lexicon_columns(q.left_rows[s + g], self.left_stats, x + col)
+            self.lexicon_columns(q.right_rows[s + g + 1], self.right_stats, x + col + 2)
             self.lexicon_columns(self.word_pairs.find_words(w, s + g, s + g + 2),
                                  self.pair_stats, x + col + 4)
 
