@@ -23,6 +23,8 @@ from qseg.corpora import ir
 from qseg.corpora.queryner import read_queryner
 from qseg.corpora.webis import read_training_set
 from qseg.query import normalize
+from qseg.resources import NgramCounts
+from qseg.resources.store import build_from_entries
 from qseg.segmenters.break_model import BreakModel
 from qseg.segmenters.compiled import MAX_COMPILED_WORDS, compile_model, complete_trees
 from qseg.segmenters.routing import RoutedModel
@@ -196,6 +198,29 @@ def test_a_word_from_the_kernels_word_cache_gives_what_its_lookups_give():
             assert np.array_equal(bits, other_bits) and np.array_equal(scores, other_scores), q
     reference = python_path(model)
     assert [model.segment(q) for q in queries] == [reference.segment(q) for q in queries]
+
+
+@pytest.mark.parametrize("mode", ["exact", "compact"])
+def test_the_kernel_reads_the_counts_of_long_spans_where_the_python_path_does(mode):
+    """An exact store of n-grams of up to 3 words has none longer: the kernel does not look
+    longer spans up there. A compact store may report one present (falsely, here often: 2
+    fingerprint bits), and the Python path reads that count: the kernel looks them up too."""
+    model = kernel_model()
+    queries = [q for q in corpus_queries() if 4 <= len(q) <= 8][:400]
+    entries = {
+        " ".join(q[i : i + k]): 5 + i for q in queries for k in (1, 2, 3) for i in range(len(q))
+    }
+    options = {"fingerprint_bits": 2} if mode == "compact" else {}
+    store = build_from_entries(entries, kind="counts", mode=mode, **options)
+    assert NgramCounts(store=store).max_order == 3
+    changed = replace(model, source=replace(model.source, counts=NgramCounts(store=store)))
+    assert changed._kernel is not None
+    got = [changed.segment(q) for q in queries]
+    assert got == [python_path(changed).segment(q) for q in queries]
+    if mode == "compact":  # the false counts of long spans change answers: they are read
+        exact = NgramCounts(store=build_from_entries(entries, kind="counts"))
+        plain = replace(model, source=replace(model.source, counts=exact))
+        assert got != [plain.segment(q) for q in queries]
 
 
 def test_threads_share_one_model():

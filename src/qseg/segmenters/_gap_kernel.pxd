@@ -10,7 +10,8 @@ cdef enum:
 cdef double word_count(StoreView words, Words* w, Py_ssize_t a) noexcept
 cdef void query_span_table(StoreView counts, StoreView words, StoreView titles, Words* w,
                            Py_ssize_t max_span, Py_ssize_t title_words, double* counts_out,
-                           double* titles_out, const double* singles) noexcept
+                           double* titles_out, const double* singles,
+                           Py_ssize_t counted) noexcept
 cdef double name_count(StoreView names, Words* w, Py_ssize_t start, Py_ssize_t end,
                        bint opening, bint closing) noexcept
 cdef int word_attrs(tuple words, frozenset function_words, object query_tags,

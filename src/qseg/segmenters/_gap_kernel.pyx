@@ -55,19 +55,21 @@ cdef double word_count(StoreView words, Words* w, Py_ssize_t a) noexcept:
 
 cdef void query_span_table(StoreView counts, StoreView words, StoreView titles, Words* w,
                            Py_ssize_t max_span, Py_ssize_t title_words, double* counts_out,
-                           double* titles_out, const double* singles) noexcept:
+                           double* titles_out, const double* singles,
+                           Py_ssize_t counted) noexcept:
     """The raw tables of one query of n words (cells ``a * (n + 1) + b`` for span [a, b)):
     counts (single words from ``words``, or ``singles`` where given: the caller's
-    :func:`word_count` of each; 2 to ``max_span`` words from ``counts``, 0 when absent; the
-    other cells are left as they are) and title membership (``titles`` may be None; cells
-    not found are left as they are)."""
+    :func:`word_count` of each; 2 to ``max_span`` words from ``counts``, 0 when absent, of
+    which those of more than ``counted`` words are not looked up: an exact store of shorter
+    n-grams has none of them; the other cells are left as they are) and title membership
+    (``titles`` may be None; cells not found are left as they are)."""
     cdef Py_ssize_t a, b, n = w.n
     for a in range(n):
         for b in range(a + 2, min(n, a + max_span) + 1):
             counts_out[a * (n + 1) + b] = 0.0
         counts_out[a * (n + 1) + a + 1] = (singles[a] if singles != NULL
                                            else word_count(words, w, a))
-        scan(counts, w, a, n, max_span, False, &counts_out[a * (n + 1)])
+        scan(counts, w, a, n, min(max_span, counted), False, &counts_out[a * (n + 1)])
         if titles is not None:
             scan(titles, w, a, n, title_words, True, &titles_out[a * (n + 1)])
 
@@ -101,7 +103,7 @@ def span_tables(list queries, StoreView counts, StoreView words, StoreView title
         words_open(&w, <tuple>queries[q])
         try:
             query_span_table(counts, words, titles, &w, max_span, title_words, &lg[off[q]],
-                             &tt[off[q]], NULL)
+                             &tt[off[q]], NULL, max_span)
         finally:
             words_close(&w)
     return offsets, table, is_title.astype(np.bool_)

@@ -773,6 +773,7 @@ cdef class JointKernel:
 
     cdef StoreView counts, words, titles, names
     cdef Py_ssize_t title_words
+    cdef Py_ssize_t counted  # the longest span looked up in ``counts`` (longer: none there)
     cdef double log_n, names_log_n
     cdef frozenset function_words
     cdef dict tag_classes
@@ -798,7 +799,8 @@ cdef class JointKernel:
     cdef list keep
     cdef WordEntry* cache  # WORD_CACHE entries (the kernel runs holding the GIL: one writer)
 
-    def __init__(self, *, counts, words, titles, names, Py_ssize_t title_words, double log_n,
+    def __init__(self, *, counts, words, titles, names, Py_ssize_t title_words,
+                 Py_ssize_t counted, double log_n,
                  double names_log_n, frozenset function_words, dict tag_classes,
                  Py_ssize_t classes, Py_ssize_t gap_width, window, name_counts_at,
                  name_rates_at, bint features, bint name_statistics, bint pair_counts,
@@ -813,6 +815,7 @@ cdef class JointKernel:
             raise MemoryError()
         self.counts, self.words, self.titles, self.names = counts, words, titles, names
         self.title_words = title_words
+        self.counted = counted
         self.log_n, self.names_log_n = log_n, names_log_n
         self.function_words, self.tag_classes = function_words, tag_classes
         self.classes, self.gap_width = classes, gap_width
@@ -922,7 +925,7 @@ cdef class JointKernel:
             q.logs[a] = NAN
             title_cells[a] = 0.0
         query_span_table(self.counts, self.words, self.titles, w, MAX_SPAN, self.title_words,
-                         q.logs, title_cells, counts)
+                         q.logs, title_cells, counts, self.counted)
         for a in range(cells):
             q.logs[a] = log1p(q.logs[a])
             q.titles[a] = title_cells[a] != 0.0
@@ -936,7 +939,7 @@ cdef class JointKernel:
             for a in range(cells):
                 q.names_logs[a] = NAN
             query_span_table(self.names, self.names, None, w, MAX_SPAN, 0, q.names_logs,
-                             title_cells, names_counts)
+                             title_cells, names_counts, MAX_SPAN)
             for a in range(cells):
                 q.names_logs[a] = log1p(q.names_logs[a])
         q.kind = self.kind

@@ -25,6 +25,7 @@ from qseg.segmenters.gap_features import (
     _WINDOW_ARRAY,
     FEATURE_NAMES,
     FUNCTION_WORDS,
+    MAX_SPAN,
     POS_CLASSES,
     TAG_INDEX,
 )
@@ -139,6 +140,10 @@ def compile_model(model: Any) -> JointKernel | None:
         titles=titles.view if titles is not None else None,
         names=names.view if names is not None else None,
         title_words=min(titles.max_words, 10) if titles is not None else 0,
+        # an exact store has no n-gram longer than its longest: spans longer are not looked
+        # up (a compact store may report one present, falsely, and the Python path reads
+        # that count: all are looked up there)
+        counted=min(source.counts.max_order, MAX_SPAN) if source.counts.view.exact else MAX_SPAN,
         log_n=math.log(source.corpus_size),
         names_log_n=math.log(max(names.unigram_total, 1)) if names is not None else 0.0,
         function_words=FUNCTION_WORDS,
