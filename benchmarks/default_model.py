@@ -88,18 +88,6 @@ def process_seconds(command: list[str], runs: int = 7) -> float:
     return statistics.median(times)
 
 
-def python_path(segmenter):
-    """The same shipped model with every query on the Python path."""
-    from dataclasses import replace
-
-    from qseg.segmenters.routing import RoutedModel
-
-    if isinstance(segmenter, RoutedModel):
-        inner = {kind: replace(m, compiled=False) for kind, m in segmenter.models.items()}
-        return replace(segmenter, models=inner)
-    return replace(segmenter, compiled=False)
-
-
 def length_queries(texts: list[str], lengths: range, count: int = 300) -> list[list[str]]:
     """Per length, ``count`` windows of that many words of the queries put one after the
     other."""
@@ -148,7 +136,7 @@ def main() -> None:
             models["joint (Webis, encoder)"] = str(folder / "joint.qseg")
         segmenters = {name: qseg.segmenter(spec) for name, spec in models.items()}
         for name in ("default", "qseg-default-v3"):
-            segmenters[f"{name}, Python path"] = python_path(segmenters[name])
+            segmenters[f"{name}, Python path"] = segmenters[name].uncompiled()
         single = {name: [float("inf")] * len(texts) for name in segmenters}
         rates = dict.fromkeys(segmenters, 0.0)
         for run in range(ROUNDS + 1):  # interleaved: a drift of the machine's speed hits all

@@ -86,14 +86,6 @@ def generated_queries(count: int = 20_000, seed: int = 7) -> list[tuple[str, ...
     return out
 
 
-def python_path(model: BreakModel | RoutedModel) -> BreakModel | RoutedModel:
-    """The same model with every query on the Python path (the reference)."""
-    if isinstance(model, RoutedModel):
-        models = {kind: replace(m, compiled=False) for kind, m in model.models.items()}
-        return replace(model, models=models)
-    return replace(model, compiled=False)
-
-
 def members(model: BreakModel | RoutedModel) -> list[BreakModel]:
     return list(model.models.values()) if isinstance(model, RoutedModel) else [model]
 
@@ -103,7 +95,7 @@ def members(model: BreakModel | RoutedModel) -> list[BreakModel]:
 def test_the_kernel_segments_as_the_python_path(spec, part):
     model = qseg.segmenter(spec)
     assert all(m._kernel is not None for m in members(model))  # the kernel covers it
-    reference = python_path(model)
+    reference = model.uncompiled()
     assert all(m._kernel is None for m in members(reference))
     # every corpus query; the 20,000 generated ones for the default (router and both models),
     # 2,000 for the older ones (the Python path takes 3-6 ms a long query: a sample of 150 of
@@ -126,7 +118,7 @@ def test_the_kernel_segments_as_the_python_path(spec, part):
 
 @pytest.mark.parametrize("spec", MODELS)
 def test_the_kernel_ranks_as_the_python_path(spec):
-    model, reference = qseg.segmenter(spec), python_path(qseg.segmenter(spec))
+    model, reference = qseg.segmenter(spec), qseg.segmenter(spec).uncompiled()
     rng = random.Random(3)
     queries = rng.sample(list(corpus_queries()), 600) + rng.sample(generated_queries(), 400)
     for query in queries:
@@ -144,10 +136,10 @@ def test_queries_the_kernel_does_not_take_go_the_python_way():
             kernel.breaks(("tickets",) * n)
     for n in (MAX_COMPILED_WORDS, MAX_COMPILED_WORDS + 1):  # the kernel's last, the first after
         query = ("new", "york", "yankees", "tickets") * (n // 4) + ("tickets",) * (n % 4)
-        assert model.segment(query) == python_path(model).segment(query)
+        assert model.segment(query) == model.uncompiled().segment(query)
     assert model.segment("tickets").breaks == ()
     tags = ["NNP", "NNP", "NNS"]  # tagged queries take the Python path: the same answer
-    assert model.segment("new york tickets", tags) == python_path(model).segment(
+    assert model.segment("new york tickets", tags) == model.uncompiled().segment(
         "new york tickets", tags
     )
 
@@ -166,7 +158,7 @@ def test_random_words_of_any_length(words):
         query = normalize(words)
     except qseg.QueryError:
         return
-    assert model.segment(query) == python_path(model).segment(query)
+    assert model.segment(query) == model.uncompiled().segment(query)
     if 2 <= len(query) <= MAX_COMPILED_WORDS:
         bits, scores = model._kernel.candidates(query, 9)
         assert bits.shape[1] == len(query) - 1 and len(bits) == len(scores) <= 9
@@ -198,7 +190,7 @@ def test_a_word_from_the_kernels_word_cache_gives_what_its_lookups_give():
         for (bits, scores), q in zip(looked_up, queries, strict=True):
             other_bits, other_scores = kernel.candidates(q, 9)
             assert np.array_equal(bits, other_bits) and np.array_equal(scores, other_scores), q
-    reference = python_path(model)
+    reference = model.uncompiled()
     assert [model.segment(q) for q in queries] == [reference.segment(q) for q in queries]
 
 
@@ -218,7 +210,7 @@ def test_the_kernel_reads_the_counts_of_long_spans_where_the_python_path_does(mo
     changed = replace(model, source=replace(model.source, counts=NgramCounts(store=store)))
     assert changed._kernel is not None
     got = [changed.segment(q) for q in queries]
-    assert got == [python_path(changed).segment(q) for q in queries]
+    assert got == [changed.uncompiled().segment(q) for q in queries]
     if mode == "compact":  # the false counts of long spans change answers: they are read
         exact = NgramCounts(store=build_from_entries(entries, kind="counts"))
         plain = replace(model, source=replace(model.source, counts=exact))
@@ -281,12 +273,11 @@ def test_complete_trees_walk_to_the_same_leaves():
 def test_models_the_kernel_does_not_cover_keep_the_python_path():
     model = kernel_model()
     assert compile_model(replace(model, joint=None)) is None
-    assert replace(model, compiled=False)._kernel is None
+    assert model.uncompiled()._kernel is None
 
 
 ASAN_RUN = """
 import importlib.util, random, sys
-from dataclasses import replace
 
 spec = importlib.util.spec_from_file_location("qseg.segmenters._joint_kernel", sys.argv[1])
 module = importlib.util.module_from_spec(spec)
@@ -315,7 +306,7 @@ for i in range(int(sys.argv[2])):
     one = model.models[model.kinds([query])[0]]
     assert one._kernel is not None and type(one._kernel).__module__ == module.__name__
     if i % 10 == 0:
-        assert got == replace(one, compiled=False).segment(query), query
+        assert got == one.uncompiled().segment(query), query
         if 2 <= len(query) <= 64:
             one._kernel.candidates(query, rng.choice([1, 4, 50, 300]))
     done += 1

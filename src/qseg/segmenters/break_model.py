@@ -129,6 +129,11 @@ class BreakModel:
         does not cover the model or ``compiled`` is off."""
         return compile_model(self) if self.compiled else None
 
+    def uncompiled(self) -> BreakModel:
+        """This model with every query on the Python path (the reference of the tests and
+        benchmarks)."""
+        return replace(self, compiled=False)
+
     @property
     def spec(self) -> str:
         """The model file (or shipped name) it was loaded by, else the registry spec."""

@@ -90,6 +90,10 @@ class RoutedModel:
         """This model segmenting in ``style`` (see :attr:`style`), known as ``spec``."""
         return replace(self, style=style, spec_text=spec or self.spec_text)
 
+    def uncompiled(self) -> RoutedModel:
+        """This router with every query of each kind on the Python path."""
+        return replace(self, models={kind: m.uncompiled() for kind, m in self.models.items()})
+
     def kinds(self, queries: Sequence[Query]) -> list[str]:
         """The kind of query whose model segments each query."""
         return self._kinds([normalize(q) for q in queries])
