@@ -3,13 +3,15 @@
 Load (default): one ``qseg serve`` worker pinned to core 1, on 127.0.0.1 and a free port, and
 ``wrk`` (the compiled load generator: ``apt-get install wrk``) pinned to core 0 with
 ``--connections`` connections, for ``--seconds`` a row: ``GET /healthz`` (the HTTP stack
-without segmenting: the ceiling), then single-query requests and requests of 100 queries
-(Webis-QSeC-10 queries, each request the next ones) for ``naive`` (segmenting costs next to
+without a body or segmenting), then single-query requests and requests of 100 queries
+(Webis-QSeC-10 queries, each request the next ones) for ``never-split`` (a no-op segmenter:
+the ceiling of ``POST /segment``, what the request and its answer cost), ``naive`` (next to
 nothing), ``wiki(unseen_titles=true)`` and the default model. Each row gives requests/s,
 queries/s, the p50/p99 latency of a request (wrk's), the errors (non-2xx answers and socket
-errors; must be 0), and the ratio of its queries/s to the same segmenter in process on one
-pinned core (``segment`` one query at a time for single-query requests, ``segment_many`` for
-batches), measured in this process in the same run.
+errors; must be 0), its requests/s as a share of the no-op segmenter's with requests of the
+same size, and the ratio of its queries/s to the same segmenter in process on one pinned core
+(``segment`` one query at a time for single-query requests, ``segment_many`` for batches),
+measured in this process in the same run.
 
 Memory (``--memory``): for ``qseg serve`` (gunicorn arbiter, workers forked after the
 segmenters are opened) and ``uvicorn --workers`` (workers spawned, each opening them itself),
@@ -43,7 +45,9 @@ from pathlib import Path  # noqa: E402
 import httpx  # noqa: E402
 
 QUERY_FILE = "data/webis-qsec-10-training/webis-qsec-10-training-set-queries.txt"
-METHODS = ("wiki(unseen_titles=true)", "default")
+NO_OP = "never-split"
+"""The segmenter whose requests measure the ceiling of ``POST /segment``."""
+METHODS = (NO_OP, "naive", "wiki(unseen_titles=true)", "default")
 BATCH = 100
 
 
@@ -162,21 +166,23 @@ def run_load(queries: list[str], args: argparse.Namespace) -> None:
     folder = Path(tempfile.mkdtemp(prefix="qseg-bench-wrk-"))
     print(
         "| route / method | request | requests | requests/s | queries/s | p50 ms | p99 ms | "
-        f"errors | in process queries/s | service / in process |\n|{'---|' * 10}"
+        "errors | of the no-op's requests/s | in process queries/s | service / in process |"
+        f"\n|{'---|' * 11}"
     )
+    ceiling: dict[int, float] = {}
     try:
-        for method in ("naive", *METHODS):
+        for method in METHODS:
             single, batch = in_process_rates(method, queries)
             port = free_port()
             command = ["taskset", "-c", "1", *serve_command(method, port, 1)]
             server = start(command, {}, port)
             try:
                 url = f"http://127.0.0.1:{port}"
-                if method == "naive":
+                if method == NO_OP:
                     row = run_wrk(url, None, args.seconds, args.connections)
                     print(
                         f"| `GET /healthz` | | {row['requests']:,} | {row['rps']:,.0f} | | "
-                        f"{row['p50']:.2f} | {row['p99']:.2f} | {row['errors']} | | |",
+                        f"{row['p50']:.2f} | {row['p99']:.2f} | {row['errors']} | | | |",
                         flush=True,
                     )
                 for size, local in ((1, single), (BATCH, batch)):
@@ -189,10 +195,11 @@ def run_load(queries: list[str], args: argparse.Namespace) -> None:
                     row = run_wrk(url, bodies, args.seconds, args.connections)
                     kind = "1 query" if size == 1 else f"{size} queries"
                     qps = row["rps"] * size
+                    ceiling.setdefault(size, row["rps"])
                     print(
                         f"| `{method}` | {kind} | {row['requests']:,} | {row['rps']:,.0f} | "
                         f"{qps:,.0f} | {row['p50']:.2f} | {row['p99']:.2f} | {row['errors']} | "
-                        f"{local:,.0f} | {qps / local:.3f} |",
+                        f"{row['rps'] / ceiling[size]:.2f} | {local:,.0f} | {qps / local:.3f} |",
                         flush=True,
                     )
             finally:
