@@ -63,20 +63,3 @@ def test_segmenting_loads_no_heavy_library(write, tmp_path):
     assert {m.split(".")[0] for m in loaded} & set(HEAVY) == set()
     # and the command line configured only the command it ran
     assert not {"qseg.cli.ir_eval", "qseg.cli.agree", "qseg.cli.train"} & loaded
-
-
-def test_the_default_starts_without_scanning_the_installed_packages():
-    """``qseg segment`` with the default (its stores in the cache) imports no
-    ``importlib.metadata``: importing it and scanning the installed packages cost some 40 ms
-    of every start, where the built-in counts need only their files' fingerprint."""
-    program = (
-        "import json, sys\nfrom qseg.cli import main\nmain(['segment', 'new york yankees tickets'])"
-        "\nprint(json.dumps(sorted(sys.modules)))"
-    )
-    models.open_segmenter(models.DEFAULT).segment("a b")  # the stores built, in this process
-    done = subprocess.run(
-        [sys.executable, "-c", program], capture_output=True, text=True, check=True
-    )
-    said, modules = done.stdout.splitlines()
-    assert said == "new york yankees|tickets"
-    assert "importlib.metadata" not in json.loads(modules)

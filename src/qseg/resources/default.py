@@ -36,7 +36,6 @@ processes and between the threads of one process.
 from __future__ import annotations
 
 import ast
-import importlib
 import importlib.util
 import re
 import sys
@@ -92,20 +91,14 @@ def source_fingerprint(
     import hashlib
     from importlib import metadata
 
-    record = metadata.distribution(distribution).read_text("RECORD")
-    if record is None:
-        return files_fingerprint(data_files())
-    lines = sorted(ln for ln in record.splitlines() if is_data(ln.split(",", 1)[0]))
-    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()[:12]
-
-
-def files_fingerprint(paths: list[Path]) -> str:
-    """The SHA-256 of the files' bytes, one after the other (12 hex digits)."""
-    import hashlib
-
     digest = hashlib.sha256()
-    for path in paths:
-        digest.update(path.read_bytes())
+    record = metadata.distribution(distribution).read_text("RECORD")
+    if record is not None:
+        lines = sorted(ln for ln in record.splitlines() if is_data(ln.split(",", 1)[0]))
+        digest.update("\n".join(lines).encode("utf-8"))
+    else:
+        for path in data_files():
+            digest.update(path.read_bytes())
     return digest.hexdigest()[:12]
 
 
@@ -220,17 +213,9 @@ def _wordsegment_files() -> list[Path]:
 
 @cache
 def wordsegment_fingerprint() -> str:
-    """The SHA-256 of the ``wordsegment`` files the built-in counts come from (10 MB: a few
-    milliseconds; their installer's ``RECORD``, which :func:`source_fingerprint` reads for
-    larger packages, would cost every start some 40 ms of importing ``importlib.metadata``
-    and scanning the installed packages)."""
-    return files_fingerprint(_wordsegment_files())
-
-
-def _wordsegment_version() -> str:
-    """The ``wordsegment`` release, from the module itself (not ``importlib.metadata``, as
-    :func:`wordsegment_fingerprint` says)."""
-    return str(getattr(importlib.import_module("wordsegment"), "__version__", "unknown"))
+    """:func:`source_fingerprint` of the ``wordsegment`` files the built-in counts come from."""
+    names = {f"wordsegment/{name}" for name in _WORDSEGMENT_FILES}
+    return source_fingerprint("wordsegment", names.__contains__, _wordsegment_files)
 
 
 def wordsegment_counts() -> dict[str, int]:
@@ -246,7 +231,9 @@ def wordsegment_counts() -> dict[str, int]:
 @_once_a_process
 def default_counts() -> NgramCounts:
     """Web1T 1-gram and 2-gram counts from ``wordsegment``, built once and memory-mapped."""
-    version = _wordsegment_version()
+    from importlib import metadata
+
+    version = metadata.version("wordsegment")
     content = wordsegment_fingerprint()
     path = cache_dir() / f"default-counts-wordsegment-{version}-{content}-{build_tag()}.qseg"
     source = {
