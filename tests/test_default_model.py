@@ -10,6 +10,7 @@ import json
 import re
 import shutil
 import zipfile
+from pathlib import Path
 
 import pytest
 from conftest import SHARED
@@ -20,7 +21,7 @@ from qseg.corpora.training import read_gold
 from qseg.evaluation.matching import evaluate, segment_gold
 from qseg.models import DEFAULT, ModelError, default_method, open_segmenter
 from qseg.models.catalog import SHIPPED, shipped_model
-from qseg.models.format import MANIFEST, model_bytes
+from qseg.models.format import BESIDE, MANIFEST, beside_path, model_bytes
 from qseg.segmenters.routing import RoutedModel
 from qseg.segmenters.trainable import spec_of
 
@@ -43,13 +44,16 @@ def test_commands_without_a_method_use_the_shipped_default():
     assert model.segment(QUERIES[0]).to_pipe() == "new york yankees|tickets"
 
 
-def rewritten(data: bytes) -> bytes:
-    """A routed model file's members (the models inside it too) written again by the writer
-    (:func:`qseg.models.format.model_bytes`): the same members, the same manifests."""
-    archive = zipfile.ZipFile(io.BytesIO(data))
+def rewritten(path: Path) -> bytes:
+    """A routed model file's members (the models inside it too, and those it keeps beside
+    it) written again by the writer (:func:`qseg.models.format.model_bytes`): the same
+    members, the same manifests."""
+    archive = zipfile.ZipFile(path)
     routed = json.loads(archive.read("meta.json"))
     del routed[MANIFEST]
     members = {n: archive.read(n) for n in archive.namelist() if n != "meta.json"}
+    beside = set(routed.get(BESIDE, []))
+    members |= {name: beside_path(path, name).read_bytes() for name in beside}
     shared = {name: members[name] for name in routed["shared"]}
     for name in [n for n in members if n.endswith(".qseg")]:
         inner = zipfile.ZipFile(io.BytesIO(members[name]))
@@ -57,18 +61,19 @@ def rewritten(data: bytes) -> bytes:
         model = json.loads(inner.read("meta.json"))
         del model[MANIFEST]
         members[name] = model_bytes(model, own | shared, set(shared))
-    return model_bytes(routed, members, set())
+    return model_bytes(routed, members, beside)
 
 
 def test_the_shipped_file_is_what_the_writer_writes():
     """Its members deflated only where that saves a quarter: opening the default inflates
-    none of the 17 MB of models, packed stores and word vectors, which hardly shrink."""
+    none of the models, packed stores and word vectors, which shrink by a sixth at most; the
+    packed titles and names in files of their own beside it."""
     path = shipped_model(DEFAULT)
     assert path is not None
-    data = path.read_bytes()
-    assert rewritten(data) == data
+    assert rewritten(path) == path.read_bytes()
     with zipfile.ZipFile(path) as archive:
         deflated = {i.filename for i in archive.infolist() if i.compress_type != zipfile.ZIP_STORED}
+        assert json.loads(archive.read("meta.json"))[BESIDE] == ["names.npz", "titles.npz"]
     assert deflated == {"meta.json", "router.npz"}
 
 
@@ -77,8 +82,15 @@ def test_the_files_say_what_the_model_is():
     path = shipped_model(DEFAULT)
     assert path is not None and path.stem == info["name"]
     data = path.read_bytes()
-    assert len(data) == info["bytes"] <= 25 * 2**20  # at most 25 MB
+    assert len(data) == info["bytes"] <= 10 * 2**20  # every shipped file at most 10 MB
     assert hashlib.sha256(data).hexdigest() == info["sha256"]
+    assert sorted(info["beside"]) == [f"{path.stem}.names.npz", f"{path.stem}.titles.npz"]
+    for name, recorded in info["beside"].items():
+        beside = (path.parent / name).read_bytes()
+        assert len(beside) == recorded["bytes"] <= 10 * 2**20
+        assert hashlib.sha256(beside).hexdigest() == recorded["sha256"]
+    total = info["bytes"] + sum(f["bytes"] for f in info["beside"].values())
+    assert total <= 25 * 2**20  # the default's files at most 25 MB in all
     assert info["trained_on"] == {
         "web model": {"webis-qsec-10-training": 3848},
         "product model": {"queryner-train": 7841},

@@ -15,6 +15,7 @@ import toy
 
 import qseg as api
 from qseg import models
+from qseg.errors import QsegError
 from qseg.models import ModelError
 from qseg.resources.counts import NgramCounts
 from qseg.resources.default import NAME_END, NAME_START
@@ -116,6 +117,39 @@ def test_a_damaged_shared_member_is_refused_in_one_line(tmp_path):
             out.writestr(info, data)
     with pytest.raises(ModelError, match=r"\(titles.txt\): its SHA-256 is not the one"):
         api.segmenter(str(damaged), toy.resources())
+
+
+def test_shared_members_kept_beside_the_file_are_verified_like_the_rest(tmp_path):
+    """``beside``: a carried store in a file of its own next to the model file (a shipped
+    file stays under 10 MB), covered by the file's manifest: missing, of another size or
+    damaged, it is refused in one line naming it."""
+    path = tmp_path / "routed.qseg"
+    models.save(routed(), path, carry_titles=True, beside=["titles.txt"])
+    titles = tmp_path / "routed.titles.txt"
+    assert b"new york yankees\n" in titles.read_bytes()
+    with zipfile.ZipFile(path) as zf:
+        assert sorted(zf.namelist()) == ["meta.json", "product.qseg", "router.npz", "web.qseg"]
+    loaded = api.segmenter(str(path), toy.resources())
+    assert loaded.predict(QUERIES) == routed().predict(QUERIES)
+    again = tmp_path / "again.qseg"
+    models.save(loaded, again, carry_titles=True, beside=["titles.txt"])
+    assert again.read_bytes() == path.read_bytes()
+    assert (tmp_path / "again.titles.txt").read_bytes() == titles.read_bytes()
+    intact = titles.read_bytes()
+    for content, message in (
+        (None, rf"member 'titles.txt' is missing \(it is kept beside the file, in {titles}\)"),
+        (intact + b"x\n", r"\(titles.txt\): declares .* bytes, meta.json records"),
+        (intact.replace(b"new york", b"new yolk"), r"\(titles.txt\): its SHA-256 is not the one"),
+    ):
+        if content is None:
+            titles.unlink()
+        else:
+            titles.write_bytes(content)
+        with pytest.raises(ModelError, match=message) as error:
+            api.segmenter(str(path), toy.resources())
+        assert str(error.value).startswith(str(path)) and "\n" not in str(error.value)
+    with pytest.raises(QsegError, match="not a member the models share"):
+        models.save(routed(), path, carry_titles=True, beside=["gap_model.npz"])
 
 
 def toy_names() -> NgramCounts:

@@ -39,6 +39,7 @@ import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
+from pathlib import Path
 from typing import Any
 
 from qseg.archives import ArchiveError, checked_members, open_zip, read_member
@@ -84,6 +85,8 @@ packed."""
 CARRIED_MEMBERS = {member for forms in CARRIED.values() for member in forms.values()}
 SHAREABLE = CARRIED_MEMBERS | {"vectors.npz"}
 """Members the models of a routed model file hold once between them where they are the same."""
+BESIDE = "beside"
+"""The key of a routed file's ``meta.json`` listing the shared members kept beside it."""
 
 
 def carried_member(kind: str, entry: dict[str, Any]) -> str:
@@ -149,7 +152,9 @@ class RoutedFile:
     share and the kinds that also have a model with the contextual probe (opt-in: it needs
     torch); ``members``: the router (:data:`ROUTER`), each kind's model file (``KIND.qseg``,
     :func:`contextual_member` too, without the shared members) and the shared members, every
-    one verified."""
+    one verified. Shared members it lists as :attr:`beside` are files of their own next to it
+    (:func:`beside_path`), verified by its manifest like the rest: a model carrying large stores
+    stays in files of at most 10 MB."""
 
     path: str
     meta: dict[str, Any]
@@ -171,6 +176,11 @@ class RoutedFile:
     def contextual(self) -> list[str]:
         """The kinds whose contextual model the file also holds (all of them, or none)."""
         return self.meta.get("contextual", [])
+
+    @property
+    def beside(self) -> list[str]:
+        """The shared members kept in files beside this one (:func:`beside_path`)."""
+        return self.meta.get(BESIDE, [])
 
     def fail(self, message: str, member: str | None = None) -> ModelError:
         where = f"{self.path} ({member})" if member else self.path
@@ -194,9 +204,19 @@ class RoutedFile:
             raise routed.fail(f"meta.json: shared must list members of {sorted(SHAREABLE)}")
         if meta.get("contextual", []) not in ([], kinds):
             raise routed.fail("meta.json: contextual must list no kind or every kind")
+        beside = meta.get(BESIDE, [])
+        if not isinstance(beside, list) or not set(beside) <= set(shared):
+            raise routed.fail(f"meta.json: {BESIDE} must list shared members")
         if MANIFEST not in meta:  # a routed file is never older than manifests
             raise routed.fail(f"meta.json lacks {MANIFEST!r}")
         return routed
+
+
+def beside_path(path: StrPath, member: str) -> Path:
+    """Where a routed model file keeps a member beside itself: ``NAME.qseg``'s ``titles.npz``
+    in ``NAME.titles.npz``."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}.{member}")
 
 
 def routed_members(routed: RoutedFile) -> set[str]:
@@ -394,21 +414,57 @@ def read_file(
             )
         names = sorted(infos.keys() - {"meta.json"})
         checked: ModelFile | RoutedFile
+        beside: dict[str, Path] = {}
         if meta["format"] == ROUTED_FORMAT:
             checked = RoutedFile.checked(str(path), meta)
-            _check_present(checked, routed_members(checked), set(names))
+            beside = _beside_files(checked, data is not None, set(names))
+            _check_present(checked, routed_members(checked), set(names) | beside.keys())
         else:
             checked = _checked(str(path), meta)
             if shared.keys() & set(names):
                 raise checked.fail(f"unexpected member {sorted(shared.keys() & set(names))[0]!r}")
             _check_members(checked, set(names) | shared.keys())
         sizes = {n: infos[n].file_size for n in names} | {n: len(b) for n, b in shared.items()}
+        sizes |= {name: _beside_size(checked, name, place) for name, place in beside.items()}
         digests = _digests(checked, sizes)
         members = {n: _verified(checked, zf, infos[n], digests) for n in names}
-        for name, content in shared.items():
+        outside = {name: _read_beside(place) for name, place in beside.items()}
+        for name, content in (shared | outside).items():
             _check_digest(checked, name, content, digests)
             members[name] = content
     return replace(checked, members=members)
+
+
+def _beside_files(routed: RoutedFile, in_memory: bool, inside: set[str]) -> dict[str, Path]:
+    """The files of the members a routed file keeps beside itself, by member."""
+    if routed.beside and in_memory:
+        raise routed.fail("keeps members in files beside it: read it from its path")
+    if inside & set(routed.beside):
+        raise routed.fail(f"unexpected member {sorted(inside & set(routed.beside))[0]!r}")
+    return {name: beside_path(routed.path, name) for name in routed.beside}
+
+
+def _beside_size(routed: ModelFile | RoutedFile, name: str, place: Path) -> int:
+    """The size of the file of a member kept beside a routed file (checked against the
+    manifest before it is read)."""
+    try:
+        status = place.stat()
+    except FileNotFoundError:
+        raise routed.fail(
+            f"member {name!r} is missing (it is kept beside the file, in {place})"
+        ) from None
+    except OSError as exc:
+        raise PathError(place, f"cannot read the model's member ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(status.st_mode):
+        raise PathError(place, "is not a regular file")
+    return status.st_size
+
+
+def _read_beside(place: Path) -> bytes:
+    try:
+        return place.read_bytes()
+    except OSError as exc:
+        raise PathError(place, f"cannot read the model's member ({exc.strerror or exc})") from None
 
 
 def _digests(model: ModelFile | RoutedFile, sizes: dict[str, int]) -> dict[str, str] | None:

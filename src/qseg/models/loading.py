@@ -10,7 +10,7 @@ name) it was loaded by.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from qseg.errors import QsegError
 from qseg.fileio import StrPath, atomic_write_bytes
 from qseg.models.format import (
+    BESIDE,
     CARRIED,
     CARRIED_MEMBERS,
     ROUTED_FORMAT,
@@ -26,6 +27,7 @@ from qseg.models.format import (
     SHAREABLE,
     ModelFile,
     RoutedFile,
+    beside_path,
     carried_member,
     contextual_member,
     model_bytes,
@@ -57,18 +59,26 @@ def save(
     *,
     carry_titles: bool = False,
     carry_names: bool = False,
+    beside: Collection[str] = (),
 ) -> None:
     """Write a trained model (or a fitted classifier's, or a routed model) to one model file,
     replaced atomically. ``carry_titles``: the file holds its title set itself (an exact one
     as a list, a compact one packed: :mod:`qseg.resources.packed`), so that it runs without
     any title resource installed; ``carry_names``: its name statistics too (a compact count
-    store, packed); a routed model's models hold one copy between them."""
+    store, packed); a routed model's models hold one copy between them. ``beside``: members
+    a routed model's models share that are written to files of their own next to ``path``
+    (:func:`.format.beside_path`; before it, so that it never names a file not yet there)."""
     carry = {"titles": carry_titles, "names": carry_names}
     from qseg.segmenters.routing import RoutedModel
 
     if isinstance(model, RoutedModel):
-        atomic_write_bytes(path, _routed_bytes(model, carry))
+        data, outside = _routed_bytes(model, carry, set(beside))
+        for name, content in outside.items():
+            atomic_write_bytes(beside_path(path, name), content)
+        atomic_write_bytes(path, data)
         return
+    if beside:
+        raise QsegError("only a routed model keeps members in files beside its own")
     meta, members = _meta_and_members(_trained(model), carry)
     write_model(path, meta, members)
 
@@ -96,9 +106,13 @@ def _carried_form(model: BreakModel, kind: str) -> tuple[str, bytes]:
     return "list", "".join(f"{title}\n" for title in sorted(store)).encode()
 
 
-def _routed_bytes(routed: RoutedModel, carry: dict[str, bool]) -> bytes:
+def _routed_bytes(
+    routed: RoutedModel, carry: dict[str, bool], beside: set[str]
+) -> tuple[bytes, dict[str, bytes]]:
     """A routed model file: the router, each kind's model file and, once, the members they
-    share (:data:`.format.SHAREABLE`, where the same in each; a carried resource must be)."""
+    share (:data:`.format.SHAREABLE`, where the same in each; a carried resource must be);
+    and the shared members ``beside`` names, which the file's manifest covers but which are
+    written apart."""
     if not routed.complete:
         raise QsegError(
             "a routed model loaded for one style holds that kind's model only: load it with "
@@ -114,6 +128,8 @@ def _routed_bytes(routed: RoutedModel, carry: dict[str, bool]) -> bytes:
             shared[name] = found[0]
         elif found and name in CARRIED_MEMBERS:
             raise QsegError(f"the models of a routed model carry different {name}")
+    if beside - shared.keys():
+        raise QsegError(f"{sorted(beside - shared.keys())[0]} is not a member the models share")
     members = {ROUTER: routed.router.to_bytes()}
     for kind, (meta, own) in files.items():
         members[f"{kind}.qseg"] = model_bytes(meta, own, set(shared))
@@ -125,8 +141,9 @@ def _routed_bytes(routed: RoutedModel, carry: dict[str, bool]) -> bytes:
         "contextual": list(routed.router.labels) if routed.contextual else [],
         "shared": sorted(shared),
         "qseg": qseg_version(),
-    }
-    return model_bytes(meta, members | shared, set())
+    } | ({BESIDE: sorted(beside)} if beside else {})
+    outside = {name: shared[name] for name in sorted(beside)}
+    return model_bytes(meta, members | shared, beside), outside
 
 
 def _meta_and_members(
