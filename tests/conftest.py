@@ -58,16 +58,29 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @functools.cache
-def build_built_in_stores() -> None:
-    """Build the built-in stores (and the default model's carried titles) once, in this
-    process and without a time limit: a command run as a subprocess with a timeout would
-    otherwise build them inside it on a cold cache."""
+def _built_in_stores() -> BaseException | None:
+    """The one try at building the built-in stores in this process: what it raised, if
+    anything (kept, since functools.cache keeps only what a call returns)."""
     from qseg import models
     from qseg.resources.default import default_counts, default_titles
 
-    default_counts()
-    default_titles()
-    models.open_segmenter(models.DEFAULT)
+    try:
+        default_counts()
+        default_titles()
+        models.open_segmenter(models.DEFAULT)
+    except Exception as error:  # every test that needs them reports it
+        return error
+    return None
+
+
+def build_built_in_stores() -> None:
+    """Build the built-in stores (and the default model's carried titles) once, in this
+    process and without a time limit: a command run as a subprocess with a timeout would
+    otherwise build them inside it on a cold cache. A build that failed is not tried again
+    by every later test (each try costs up to a minute): they fail at once, naming why."""
+    error = _built_in_stores()
+    if error is not None:
+        pytest.fail(f"the built-in stores could not be built: {error!r}", pytrace=False)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
