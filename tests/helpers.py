@@ -136,6 +136,10 @@ class Server:
 
         self.token = token
         command_line = [sys.executable, "-m", "qseg", command, "--port", "0", *args]
+        if command == "serve" and "--drain-seconds" not in args:
+            # no 503s after SIGTERM for a load balancer to see: stopping takes no 2 s (the
+            # test of the drain gives its own)
+            command_line += ["--drain-seconds", "0"]
         if host != "127.0.0.1":
             command_line += ["--host", host]
         self.process = subprocess.Popen(
