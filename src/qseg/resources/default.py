@@ -307,7 +307,7 @@ def _dbpedia_names(folder: Path) -> Iterator[list[str]]:
     from qseg.resources.build.titles import phrase_keys
 
     for path in _dbpedia_files(folder):
-        names = (name.replace("_", " ") for name in _names_in(path.read_text(encoding="utf-8")))
+        names = _names_in(path.read_text(encoding="utf-8"))  # phrase_keys reads _ as a space
         yield phrase_keys(
             variant
             for name in names
