@@ -3,6 +3,7 @@ segmenter once per Python worker; bad input ends in one line."""
 
 from __future__ import annotations
 
+import functools
 import shutil
 import subprocess
 from pathlib import Path
@@ -73,7 +74,7 @@ def test_the_command_line_equals_the_local_run(tmp_path, lines):
     output = tmp_path / "out"
     done = qseg(
         "segment", "--engine", "spark", "--master", "local[2]",
-        first, Path(second).as_uri(), "-o", output.as_uri(),
+        first, Path(second).as_uri(), "-o", output.as_uri(), process=True,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr.decode()
     assert "3,000 lines written" in done.stderr.decode()
@@ -194,27 +195,17 @@ def test_paths_and_masters_that_cannot_be_used(tmp_path):
     (tmp_path / "out").mkdir()
     (tmp_path / "q.txt").write_text("a b\n")
     q, o = tmp_path / "q.txt", tmp_path / "out"
-    assert_one_line_error(qseg("segment", "--engine", "spark", q, "-o", o), "the output exists")
+    # the command's own Spark, in a process of its own (not this module's session)
+    spark = functools.partial(qseg, "segment", "--engine", "spark", process=True)
+    assert_one_line_error(spark(q, "-o", o), "the output exists")
+    assert_one_line_error(spark(tmp_path / "nope.txt", "-o", tmp_path / "o2"), "no such input")
     assert_one_line_error(
-        qseg("segment", "--engine", "spark", tmp_path / "nope.txt", "-o", tmp_path / "o2"),
-        "no such input",
-    )
-    assert_one_line_error(
-        qseg(
-            "segment",
-            "--engine",
-            "spark",
-            "--master",
-            "spark://127.0.0.1:1",
-            q,
-            "-o",
-            tmp_path / "o3",
-        ),
+        spark("--master", "spark://127.0.0.1:1", q, "-o", tmp_path / "o3"),
         "cannot reach the Spark master spark://127.0.0.1:1",
     )
     assert_one_line_error(qseg("segment", "--output", o, "a b"), "only with --engine spark")
     assert_one_line_error(
-        qseg("segment", "--engine", "spark", "--input-format", "parquet", q, "-o", tmp_path / "o4"),
+        spark("--input-format", "parquet", q, "-o", tmp_path / "o4"),
         "--column",
     )
     with pytest.raises(PathError):

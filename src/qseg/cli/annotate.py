@@ -209,4 +209,6 @@ def _serve(args: argparse.Namespace, project: str, prefill: str) -> None:
 
     methods = (prefill,) if prefill else ()
     settings = settings_of(args, methods=methods, project=str(Path(project).resolve()))
-    serve(settings, host=args.host, port=args.port)
+    # no drain on SIGTERM: no load balancer stands before annotation pages to see 503s, and
+    # the requests in flight (a save) finish either way
+    serve(settings, host=args.host, port=args.port, drain=0)
