@@ -5,11 +5,13 @@ sharing one model)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import random
 import threading
 from dataclasses import replace
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,6 +32,8 @@ from qseg.segmenters.compiled import MAX_COMPILED_WORDS, compile_model, complete
 from qseg.segmenters.routing import RoutedModel
 
 pytestmark = pytest.mark.long
+
+ROOT = Path(__file__).resolve().parents[1]
 
 MODELS = (
     "qseg-default-v2",
@@ -322,9 +326,8 @@ def test_the_kernel_reads_and_writes_only_its_own_memory(tmp_path):
     import subprocess
     import sys
     import sysconfig
-    from pathlib import Path
 
-    source = Path(__file__).resolve().parents[1] / "src" / "qseg" / "segmenters"
+    source = ROOT / "src" / "qseg" / "segmenters"
     translated = source / "_joint_kernel.c"
     gcc = shutil.which("gcc")
     found = (
@@ -339,25 +342,19 @@ def test_the_kernel_reads_and_writes_only_its_own_memory(tmp_path):
             "needs gcc with AddressSanitizer (libasan) and the kernel's translated C source "
             f"({translated}, written by an in-place build: pip install -e .)"
         )
-    built = tmp_path / "_joint_kernel.so"
-    subprocess.run(
-        [
-            gcc,
-            "-shared",
-            "-fPIC",
-            "-O1",
-            "-g",
-            "-fsanitize=address",
-            "-fno-omit-frame-pointer",
-            f"-I{sysconfig.get_paths()['include']}",
-            f"-I{source}",
-            str(translated),
-            "-o",
-            str(built),
-        ],
-        check=True,
-        capture_output=True,
-    )
+    flags = ["-shared", "-fPIC", "-O1", "-g", "-fsanitize=address", "-fno-omit-frame-pointer"]
+    flags += [f"-I{sysconfig.get_paths()['include']}", f"-I{source}"]
+    version = subprocess.run([gcc, "--version"], capture_output=True, text=True).stdout
+    # built once for this C source, compiler and flags: the build is 8 s of the test
+    key = hashlib.sha256("\0".join([translated.read_text(), version, *flags]).encode())
+    built = ROOT / ".pytest_cache" / "asan" / f"_joint_kernel-{key.hexdigest()[:16]}.so"
+    if not built.exists():
+        built.parent.mkdir(parents=True, exist_ok=True)
+        partial = built.with_suffix(f".{os.getpid()}.part")
+        subprocess.run(
+            [gcc, *flags, str(translated), "-o", str(partial)], check=True, capture_output=True
+        )
+        partial.replace(built)
     script = tmp_path / "run.py"
     script.write_text(ASAN_RUN, encoding="utf-8")
     env = {**os.environ, "LD_PRELOAD": str(Path(found).resolve()), "ASAN_OPTIONS": "detect_leaks=0"}
