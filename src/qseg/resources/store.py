@@ -735,12 +735,18 @@ def build_from_entries(
         if key.count(" ") >= 2:
             words = key.split(" ")
             extendable.update(" ".join(words[:end]) for end in range(2, len(words)))
-    keys = list(values.keys() | extendable)
+    # the columns are made in the entries' order and put in hash order as arrays: a lookup
+    # per key in the order of the hashes is a cache miss each (a second of a million keys)
+    prefixes = [key for key in extendable if key not in values]
+    keys = [*values, *prefixes]
     hashes = hash_keys(keys, options.get("seed", 0))
     order = np.argsort(hashes, kind="stable")
     sorted_keys = [keys[i] for i in order]
-    counts = np.fromiter((values.get(k, 0) for k in sorted_keys), dtype=np.uint64, count=len(keys))
-    ext = np.fromiter((k in extendable for k in sorted_keys), dtype=np.bool_, count=len(keys))
+    counts = np.zeros(len(keys), dtype=np.uint64)
+    counts[: len(values)] = np.fromiter(values.values(), dtype=np.uint64, count=len(values))
+    ext = np.zeros(len(keys), dtype=np.bool_)
+    if extendable:
+        ext[:] = np.fromiter((k in extendable for k in keys), dtype=np.bool_, count=len(keys))
     header = {
         "max_words": max((k.count(" ") + 1 for k in values), default=0),
         "unigram_total": sum(v for k, v in values.items() if " " not in k),
@@ -756,5 +762,5 @@ def build_from_entries(
         header=header,
         **options,
     ) as writer:
-        writer.add(hashes[order], counts, ext, sorted_keys)
+        writer.add(hashes[order], counts[order], ext[order], sorted_keys)
         return writer.finish()
