@@ -12,6 +12,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 
+# Two test processes share this machine's cores: a library that spreads its work over every
+# core (OpenBLAS, OpenMP in torch and xgboost) would have their threads wait on each other's
+# (what a caller sets is kept). Set before numpy loads, in the processes the tests start too.
+for _threads in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_threads, "1")
+
 # The tests build into a cache of their own, never the user's ~/.cache/qseg (a caller that sets
 # QSEG_CACHE chooses another); subprocesses inherit it.
 os.environ.setdefault("QSEG_CACHE", str(ROOT / ".pytest_cache" / "qseg-cache"))
