@@ -20,7 +20,17 @@ def test_a_test_that_needs_no_built_in_store_builds_none(tmp_path):
 
     cache = tmp_path / "cache"
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_query.py"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-n",
+            "0",
+            "-p",
+            "no:cacheprovider",
+            "tests/test_query.py",
+        ],
         cwd=ROOT,
         env=os.environ | {"QSEG_CACHE": str(cache)},
         capture_output=True,
