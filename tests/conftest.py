@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 
-# Two test processes share this machine's cores: a library that spreads its work over every
+# The test processes share this machine's cores: a library that spreads its work over every
 # core (OpenBLAS, OpenMP in torch and xgboost) would have their threads wait on each other's
 # (what a caller sets is kept). Set before numpy loads, in the processes the tests start too.
 for _threads in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -119,8 +119,8 @@ def archive_spark_classes(archive: Path) -> None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The modules marked ``long`` first (in their order, the rest after them in theirs):
-    the two processes take files one at a time, and a long one taken last would leave the
-    other process idle while it runs."""
+    the test processes take files one at a time, and a long one taken last would leave the
+    other processes idle while it runs."""
     items.sort(key=lambda item: item.get_closest_marker("long") is None)
 
 

@@ -700,10 +700,14 @@ def launch(launcher: str, tmp_path: Path, env: dict[str, str], host: str) -> tup
         text=True,
     )
     assert process.stderr is not None
-    log = []
+    log, found, started = [], None, 0
+    # the port, and both workers started: a worker still starting when SIGTERM comes may not
+    # see it, and gunicorn then waits its graceful timeout (30 s) before it kills the worker
     for line in process.stderr:
         log.append(line)
-        if found := re.search(pattern, line):
+        found = found or re.search(pattern, line)
+        started += "Application startup complete." in line
+        if found and started == 2:
             break
     else:
         raise AssertionError("".join(log))
