@@ -117,11 +117,49 @@ def archive_spark_classes(archive: Path) -> None:
     )
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The modules marked ``long`` first (in their order, the rest after them in theirs):
-    the test processes take files one at a time, and a long one taken last would leave the
-    other processes idle while it runs."""
-    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+MODULE_SECONDS = "qseg/module-seconds"
+"""Where pytest's cache keeps each test file's seconds in the runs before (setup, call and
+teardown of its tests, summed)."""
+_seconds: dict[str, float] = {}
+
+
+def _module_of(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The longest files first (the test processes take files one at a time, and a long one
+    taken last leaves the others idle while it runs): by their seconds in the last run that
+    ran them, else the modules marked ``long`` first; the tests of a file in their order."""
+    seen = config.cache.get(MODULE_SECONDS, {}) if config.cache else {}
+    recorded = seen if isinstance(seen, dict) else {}
+
+    def seconds(item: pytest.Item) -> float:
+        known = recorded.get(_module_of(item.nodeid))
+        if isinstance(known, int | float):
+            return float(known)
+        return 60.0 if item.get_closest_marker("long") else 0.0
+
+    items.sort(key=lambda item: -seconds(item))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Each file's seconds in this run (in the process that reports: with xdist, the one
+    that hands out the files)."""
+    module = _module_of(report.nodeid)
+    _seconds[module] = _seconds.get(module, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The files' seconds kept for the next run's order (those this run did not run keep
+    theirs); not by the test processes of xdist, whose reports reach the main process."""
+    cache = session.config.cache
+    if cache is None or hasattr(session.config, "workerinput") or not _seconds:
+        return
+    seen = cache.get(MODULE_SECONDS, {})
+    merged = seen if isinstance(seen, dict) else {}
+    merged.update({module: round(value, 2) for module, value in _seconds.items()})
+    cache.set(MODULE_SECONDS, merged)
 
 
 @functools.cache
