@@ -131,7 +131,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """The longest files first (the test processes take files one at a time, and a long one
     taken last leaves the others idle while it runs): by their seconds in the last run that
     ran them, else the modules marked ``long`` first; the tests of a file in their order."""
-    seen = config.cache.get(MODULE_SECONDS, {}) if config.cache else {}
+    cache = getattr(config, "cache", None)  # None: the cache plugin is off (-p no:cacheprovider)
+    seen = cache.get(MODULE_SECONDS, {}) if cache is not None else {}
     recorded = seen if isinstance(seen, dict) else {}
 
     def seconds(item: pytest.Item) -> float:
@@ -153,7 +154,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """The files' seconds kept for the next run's order (those this run did not run keep
     theirs); not by the test processes of xdist, whose reports reach the main process."""
-    cache = session.config.cache
+    cache = getattr(session.config, "cache", None)
     if cache is None or hasattr(session.config, "workerinput") or not _seconds:
         return
     seen = cache.get(MODULE_SECONDS, {})
