@@ -5,12 +5,19 @@ from __future__ import annotations
 import compileall
 import functools
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
+
+# pytest keeps the test modules it rewrites (for its assertion messages) as bytecode beside
+# them, unless the environment says to write none (PYTHONDONTWRITEBYTECODE): then each test
+# process rewrote all of them again, a third of its collection. Written here as the package's
+# is (pytest_configure), in __pycache__ folders git ignores.
+sys.dont_write_bytecode = False
 
 # The test processes share this machine's cores: a library that spreads its work over every
 # core (OpenBLAS, OpenMP in torch and xgboost) would have their threads wait on each other's
