@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import qseg
 
 COUNTS = "new york\t100\nyork yankees\t10\nnew york yankees\t1\n"
 HEADER_REGION = 1 << 16
@@ -292,12 +293,21 @@ CASES = [
 def _qseg(
     folder: Path, *args: str, stdin: bytes = b"", full_disk: bool = False
 ) -> subprocess.CompletedProcess:
+    """``qseg ARGS`` in ``folder``: in this process (helpers.qseg), but with stdout on a full
+    disk in a process of its own (what the interpreter writes at exit is checked too)."""
+    if not full_disk:
+        previous = Path.cwd()
+        os.chdir(folder)
+        try:
+            return qseg(*args, stdin=stdin)
+        finally:
+            os.chdir(previous)
     with open("/dev/full", "wb") as full:
         return subprocess.run(
             [sys.executable, "-m", "qseg", *args],
             cwd=folder,
             input=stdin,
-            stdout=full if full_disk else subprocess.PIPE,
+            stdout=full,
             stderr=subprocess.PIPE,
             timeout=300,
             check=False,
