@@ -104,7 +104,6 @@ def archive_spark_classes(archive: Path) -> None:
     work goes first; the JVMs that start after it is there use it): a minute of one core,
     once per PySpark and Java. A killed run's part is removed by a later one."""
     import subprocess
-    import sys
     import time
 
     archive.parent.mkdir(parents=True, exist_ok=True)
