@@ -1,10 +1,10 @@
 """Spark's classes archived for the JVMs of the tests (run by tests/conftest.py, in the
-background, once per PySpark and Java): ``python tests/spark_classes.py ARCHIVE``.
+background, once per PySpark and Java): ``python tests/spark_classes.py ARCHIVE PARTIAL``.
 
 A JVM started with ``-XX:SharedArchiveFile`` maps the classes a run like this one loaded
 instead of reading and checking them from Spark's jars again: a Spark session starts in about
 half the time (4.5 -> 2.1 s here). The archive is written by the JVM as it exits
-(``-XX:ArchiveClassesAtExit``, given by conftest.py), to a temporary name, renamed once that
+(``-XX:ArchiveClassesAtExit=PARTIAL``, given by conftest.py), renamed to ARCHIVE once that
 JVM has exited: a JVM maps a truncated archive and crashes, so none may ever see one.
 """
 
@@ -18,7 +18,7 @@ from qseg.resources.build import spark_engine
 from qseg.resources.build.sources import Source
 
 
-def main(partial: Path, archive: Path) -> None:
+def main(archive: Path, partial: Path) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         text = Path(scratch) / "log.txt"
         text.write_text("new york yankees\t3\ncafé crème\nnew york\t2\n", encoding="utf-8")
@@ -37,5 +37,4 @@ def main(partial: Path, archive: Path) -> None:
 
 
 if __name__ == "__main__":
-    archive = Path(sys.argv[1])
-    main(Path(sys.argv[2]), archive)
+    main(Path(sys.argv[1]), Path(sys.argv[2]))

@@ -9,6 +9,7 @@ The table of cases is also the source of ``docs/errors.md``:
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import resource
@@ -296,12 +297,8 @@ def _qseg(
     """``qseg ARGS`` in ``folder``: in this process (helpers.qseg), but with stdout on a full
     disk in a process of its own (what the interpreter writes at exit is checked too)."""
     if not full_disk:
-        previous = Path.cwd()
-        os.chdir(folder)
-        try:
+        with contextlib.chdir(folder):
             return qseg(*args, stdin=stdin)
-        finally:
-            os.chdir(previous)
     with open("/dev/full", "wb") as full:
         return subprocess.run(
             [sys.executable, "-m", "qseg", *args],
