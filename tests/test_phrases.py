@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 
 import helpers
@@ -10,7 +11,7 @@ from gensim.models.phrases import ENGLISH_CONNECTOR_WORDS, Phrases
 
 import qseg
 from qseg.errors import QsegError
-from qseg.evaluation.tuning import tune_phrases
+from qseg.evaluation.tuning import threshold_accuracies, tune_phrases
 from qseg.resources.counts import NgramCounts
 from qseg.segmentation import Reference
 from qseg.segmenters.phrases import PhrasesSegmenter
@@ -131,6 +132,46 @@ def test_tuning_recovers_a_threshold_that_made_the_references(tmp_path):
     assert (choice.break_accuracy, choice.query_accuracy, choice.queries) == (1.0, 1.0, len(gold))
     tuned = PhrasesSegmenter(counts, "default", threshold=choice.threshold, min_count=1)
     assert all(tuned.segment(r[0].segmentation.query) == r[0].segmentation for r in gold.values())
+
+
+@pytest.mark.parametrize("layers", [1, 2])
+@pytest.mark.parametrize("scoring", ["default", "npmi"])
+def test_each_thresholds_accuracies_are_those_of_segmenting_at_it(scoring, layers):
+    """Tuning segments a query once for each run of thresholds that give it the same breaks:
+    its figures at every threshold (between and on the scores gensim compares, with connector
+    words and two passes) are those of segmenting every query at that threshold."""
+    _, counts = _trained(min_count=1, threshold=1.0)
+    truth = PhrasesSegmenter(counts, "default", threshold=2.0, min_count=1)
+    queries = [*set(SENTENCES), "bank of america new york times", "the new york of america"]
+    references = [truth.segment(q) for q in queries]
+    options = {"scoring": scoring, "min_count": 1, "layers": layers}
+
+    def probe(threshold, ref):
+        return PhrasesSegmenter(counts, threshold=threshold, **options).breaks_and_scores(
+            ref.words
+        )[1]
+
+    low = -1.0 if scoring == "npmi" else 1e-9
+    scores = sorted(  # the scores gensim compares at the lowest threshold, and then at each
+        {
+            s
+            for t in (low, *sorted({s for ref in references for s in probe(low, ref)}))
+            for ref in references
+            for s in probe(t, ref)
+        }
+    )
+    thresholds = sorted({low, *scores[:-1], *((a + b) / 2 for a, b in itertools.pairwise(scores))})
+    expected = []
+    for threshold in thresholds:
+        segmenter = PhrasesSegmenter(counts, threshold=threshold, **options)
+        right_gaps = right_queries = 0
+        for ref in references:
+            breaks = segmenter.breaks_of(ref.words)
+            right_gaps += sum(b == r for b, r in zip(breaks, ref.breaks, strict=True))
+            right_queries += breaks == ref.breaks
+        expected.append((right_gaps, right_queries))
+    assert len(set(expected)) > 3  # the thresholds segment differently
+    assert threshold_accuracies(references, counts, thresholds, **options) == expected
 
 
 def test_qseg_tune_phrases(write):

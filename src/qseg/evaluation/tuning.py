@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import cast
 
 from qseg.errors import QsegError
 from qseg.evaluation.matching import choose_reference
@@ -29,26 +29,6 @@ def tune_pmi(
     (``majority`` or ``all-agree``; queries without one are left out)."""
     references = _references(gold, protocol)
     return tune_tau(probabilities, references)
-
-
-class _Remembered:
-    """The counts as gensim's scorer reads them (``get``, ``len``, and the unigram total),
-    every lookup remembered: each candidate threshold asks the same n-grams of the
-    references again (a third of the tuning's time was the store's lookups)."""
-
-    def __init__(self, counts: NgramCounts) -> None:
-        self._counts = counts
-        self._seen: dict[str, int] = {}
-        self.unigram_total = counts.unigram_total
-
-    def get(self, ngram: str, default: int = 0) -> int:
-        value = self._seen.get(ngram)
-        if value is None:
-            value = self._seen[ngram] = self._counts.count(ngram)
-        return value if value else default
-
-    def __len__(self) -> int:
-        return len(self._counts)
 
 
 @dataclass(frozen=True)
@@ -92,18 +72,49 @@ def tune_phrases(
     thresholds = [picked[0] - 1.0] + [(a + b) / 2 for a, b in itertools.pairwise(picked) if a != b]
     low, high = (-1.0, 1.0) if probe.scoring == "npmi" else (1e-9, math.inf)
     thresholds = sorted({min(max(t, low), high) for t in thresholds})  # gensim's ranges
+    gaps = sum(len(ref.breaks) for ref in references)
     best: tuple[float, float, float] | None = None
-    remembered = cast(NgramCounts, _Remembered(counts))
-    for threshold in thresholds:
-        segmenter = PhrasesSegmenter(remembered, threshold=threshold, **options)  # type: ignore[arg-type]
-        right_gaps = gaps = right_queries = 0
-        for ref in references:
-            breaks = segmenter.breaks_of(ref.words)
-            right_gaps += sum(x == y for x, y in zip(breaks, ref.breaks, strict=True))
-            gaps += len(breaks)
-            right_queries += breaks == ref.breaks
+    for threshold, (right_gaps, right_queries) in zip(
+        thresholds, threshold_accuracies(references, counts, thresholds, **options), strict=True
+    ):
         key = (right_gaps / max(gaps, 1), right_queries / len(references), -threshold)
         if best is None or key > best:
             best = key
     assert best is not None
     return ThresholdChoice(-best[2], best[0], best[1], len(references), len(thresholds))
+
+
+def threshold_accuracies(
+    references: Sequence[Segmentation],
+    counts: NgramCounts,
+    thresholds: Sequence[float],
+    **options: object,
+) -> list[tuple[int, int]]:
+    """For each of the ascending ``thresholds``, the gaps and the queries that gensim's
+    Phrases (``options``) segments as the references do. A query is segmented once for each
+    run of thresholds that gives it the same breaks (a few), not once for each threshold:
+    its breaks hold up to the lowest score gensim compared above the threshold."""
+    segmenters: dict[int, PhrasesSegmenter] = {}
+    # each query adds its figures to a run of thresholds: at the run's start, taken off after
+    right_gaps, right_queries = [0] * (len(thresholds) + 1), [0] * (len(thresholds) + 1)
+    for ref in references:
+        i = 0
+        while i < len(thresholds):
+            if i not in segmenters:
+                segmenters[i] = PhrasesSegmenter(counts, threshold=thresholds[i], **options)  # type: ignore[arg-type]
+            breaks, compared = segmenters[i].breaks_and_scores(ref.words)
+            above = min((s for s in compared if s > thresholds[i]), default=math.inf)
+            end = bisect.bisect_left(thresholds, above, lo=i + 1)
+            same = sum(x == y for x, y in zip(breaks, ref.breaks, strict=True))
+            right_gaps[i] += same
+            right_gaps[end] -= same
+            right_queries[i] += breaks == ref.breaks
+            right_queries[end] -= breaks == ref.breaks
+            i = end
+    return list(
+        zip(
+            itertools.accumulate(right_gaps[:-1]),
+            itertools.accumulate(right_queries[:-1]),
+            strict=True,
+        )
+    )

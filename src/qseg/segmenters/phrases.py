@@ -27,7 +27,9 @@ the gaps closest to the threshold.
 
 from __future__ import annotations
 
+import copy
 import math
+from typing import Any
 
 from qseg.query import Query, normalize
 from qseg.resources.counts import NgramCounts
@@ -103,13 +105,16 @@ class PhrasesSegmenter(OneByOne):
         }
         self.spec = format_spec("phrases", PARAMS, values)
 
-    def _analysis(self, words: tuple[str, ...]) -> tuple[tuple[int, ...], list[float | None]]:
+    def _analysis(
+        self, words: tuple[str, ...], phrases: Any = None
+    ) -> tuple[tuple[int, ...], list[float | None]]:
         """gensim's breaks, and for every gap it joined the score of the phrase that joined it
         (the last pass's)."""
+        phrases = self._phrases if phrases is None else phrases
         tokens: list[tuple[str, float | None]] = [(w, None) for w in words]
         joined: list[float | None] = [None] * (len(words) - 1)
         for _ in range(self.layers):
-            tokens = list(self._phrases.analyze_sentence([t for t, _ in tokens]))
+            tokens = list(phrases.analyze_sentence([t for t, _ in tokens]))
             start = 0
             for token, score in tokens:
                 size = token.count(" ") + 1
@@ -122,6 +127,22 @@ class PhrasesSegmenter(OneByOne):
     def breaks_of(self, words: tuple[str, ...]) -> tuple[int, ...]:
         """gensim's segmentation of the words, as break bits."""
         return self._analysis(words)[0]
+
+    def breaks_and_scores(self, words: tuple[str, ...]) -> tuple[tuple[int, ...], list[float]]:
+        """gensim's breaks, and every score it compared with the threshold on the way: any
+        threshold that none of these scores lies between gives the same breaks (gensim joins
+        where a score is above it), so tuning need not try it."""
+        compared: list[float] = []
+        scorer = self._phrases.scoring
+
+        def recorded(**counts: int) -> float:
+            score = scorer(**counts)
+            compared.append(score)
+            return score
+
+        phrases = copy.copy(self._phrases)  # this call's scorer; the segmenter's is shared
+        phrases.scoring = recorded
+        return self._analysis(words, phrases)[0], compared
 
     def segment(self, query: Query) -> Segmentation:
         words = normalize(query)
