@@ -7,9 +7,11 @@ import gzip
 import io
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
 import threading
 import time
 import traceback
@@ -78,6 +80,19 @@ def _in_process(argv: list[str], data: bytes) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(
         ["qseg", *argv], status, stdout.getvalue(), stderr.getvalue()
     )
+
+
+def build_env() -> dict[str, str]:
+    """What the tests that compile the package (the sdist's wheel, the Dockerfile's build) add
+    to the environment: the kernels unoptimised (these test that it builds, not its speed),
+    through ccache where it is installed, its cache under .pytest_cache (the two builds compile
+    the same C: the second one, and a later run's, reuse the objects)."""
+    env = {"CFLAGS": "-O0"}
+    if shutil.which("ccache"):
+        compiler = sysconfig.get_config_var("CC") or "cc"
+        cache = Path(__file__).resolve().parents[1] / ".pytest_cache" / "ccache"
+        env |= {"CC": f"ccache {compiler}", "CCACHE_DIR": str(cache)}
+    return env
 
 
 def out(result) -> str:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from helpers import build_env
 
 pytestmark = pytest.mark.long
 
@@ -110,7 +111,7 @@ def image(tmp_path_factory) -> Image:
         return text
 
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "QSEG_CACHE")}
-    env["CFLAGS"] = "-O0"  # the kernels compiled unoptimised: this tests the steps, not speed
+    env |= build_env()  # the kernels unoptimised, through ccache where it is installed
     workdir = tmp_path
     entrypoint: list[str] = []
     command: list[str] = []

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from helpers import build_env
 
 pytestmark = pytest.mark.long
 
@@ -100,7 +101,7 @@ def installed(tmp_path_factory) -> Installed:
         check=True,
         capture_output=True,
         timeout=900,
-        env={**os.environ, "CFLAGS": "-O0"},
+        env=os.environ | build_env(),
     )
     (wheel,) = wheels.glob("qseg-*.whl")
     env_dir = root / "venv"
