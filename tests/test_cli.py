@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -117,6 +118,27 @@ def test_bad_lines_stop_the_batch_with_one_line(ngrams, stdin, fragment):
     assert_one_line_error(
         qseg("segment", "--method", "naive", "--ngrams", ngrams, stdin=stdin), fragment, status=1
     )
+
+
+@pytest.mark.parametrize("buffered", [True, False])
+def test_the_answers_before_a_bad_line_come_before_its_error_on_one_pipe(tmp_path, buffered):
+    """``2>&1``: the answers come first, whether Python buffers stdout or not (docs/cli.md
+    shows it so; a shell with PYTHONUNBUFFERED set and one without give the same)."""
+    queries = tmp_path / "mixed.txt"
+    queries.write_bytes(b"new york hotels\n\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    done = subprocess.run(
+        [sys.executable, "-m", "qseg", "segment", "--method", "naive"],
+        stdin=queries.open("rb"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env if buffered else env | {"PYTHONUNBUFFERED": "1"},
+    )
+    assert done.returncode == 1
+    assert done.stdout.decode().splitlines() == [
+        "new york|hotels",
+        "qseg: error: <stdin>:2: empty query: it has no words",
+    ]
 
 
 def test_bad_lines_are_skipped_only_when_asked(ngrams):

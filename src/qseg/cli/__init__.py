@@ -120,6 +120,15 @@ def _drop_stdout() -> None:
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
+def _flush_before_error(out: _Output) -> None:
+    """What a command answered before its error goes out before the error's line: on one
+    pipe (``2>&1``) the answers come first, whether Python buffers stdout or not."""
+    try:
+        out.flush()
+    except (BrokenPipeError, _OutputFailed):
+        _drop_stdout()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -137,6 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"qseg: error: cannot write the output ({exc})", file=sys.stderr)
         return EXIT_BAD_DATA
     except QsegError as exc:
+        _flush_before_error(out)
         print(f"qseg: error: {for_command_line(str(exc))}", file=sys.stderr)
         return EXIT_BAD_DATA if isinstance(exc, DataError) else EXIT_USAGE
     except ImportError as exc:
