@@ -6,8 +6,9 @@ Each fenced block of README.md and of the pages under docs/ is one of:
   (``...`` matches any text, doctest's ELLIPSIS);
 - ```` ```console ````: shell commands after ``$ `` (a line ending in ``\\`` goes on), each
   followed by what it prints on stdout, run one after the other by one bash (so a variable set by
-  one command is there for the next), with this environment's ``qseg`` and ``python`` first on
-  PATH and its QSEG_CACHE; every command must succeed, and its output is compared like a
+  one command is there for the next), with this environment's ``qseg`` (each command a
+  process forked from one that has imported qseg: tests/forkserver.py) and ``python`` first
+  on PATH and its QSEG_CACHE; every command must succeed, and its output is compared like a
   doctest's (lines stripped of trailing blanks, ``...`` matches any text);
 - a block of any language right after ``<!-- checked by: PATH -->``: the commands a script or
   test of the repository runs itself (a report, a benchmark, a slow build); PATH must exist and
@@ -33,10 +34,12 @@ import re
 import shlex
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from forkserver import ForkServer
 
 pytestmark = pytest.mark.long
 
@@ -156,9 +159,12 @@ def session(block: Block) -> list[Command]:
     return commands
 
 
-def shell_environment() -> dict[str, str]:
+def shell_environment(qseg_bin: Path) -> dict[str, str]:
+    """This environment with ``qseg_bin`` (the fork server's ``qseg``) and this Python's
+    folder first on PATH."""
     env = dict(os.environ)
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    first = os.pathsep.join((str(qseg_bin), str(Path(sys.executable).parent)))
+    env["PATH"] = f"{first}{os.pathsep}{env.get('PATH', '')}"
     env["COLUMNS"] = "80"  # argparse's help is wrapped to the terminal's width
     env.pop("PYTHONPATH", None)
     return env
@@ -178,7 +184,7 @@ def run_python(block: Block, globs: dict) -> list[str]:
     return ["".join(report)] if runner.failures else []
 
 
-def run_console(block: Block, workdir: Path, logs: Path) -> list[str]:
+def run_console(block: Block, workdir: Path, logs: Path, qseg_bin: Path) -> list[str]:
     """Run a console block's commands in one bash; the failures: a status other than 0, or
     output other than shown."""
     commands = session(block)
@@ -190,7 +196,7 @@ def run_console(block: Block, workdir: Path, logs: Path) -> list[str]:
     subprocess.run(
         ["bash", "-c", "\n".join(script)],
         cwd=workdir,
-        env=shell_environment(),
+        env=shell_environment(qseg_bin),
         stdin=subprocess.DEVNULL,
         timeout=600,
         check=True,
@@ -214,8 +220,19 @@ def run_console(block: Block, workdir: Path, logs: Path) -> list[str]:
 RUN = [p for p in PAGES if any(kind_of(b) in ("python", "console") for b in blocks(p))]
 
 
+@pytest.fixture(scope="module")
+def qseg_bin() -> Iterator[Path]:
+    """A folder whose ``qseg`` runs each command in a process forked from one that has
+    imported qseg (tests/forkserver.py)."""
+    server = ForkServer()
+    yield server.bin
+    server.close()
+
+
 @pytest.mark.parametrize("page", RUN, ids=lambda p: str(p.relative_to(ROOT)))
-def test_every_command_of_a_page_prints_what_it_shows(page: Path, tmp_path: Path, monkeypatch):
+def test_every_command_of_a_page_prints_what_it_shows(
+    page: Path, tmp_path: Path, monkeypatch, qseg_bin: Path
+):
     """A page is one session, like a doctest file: its blocks run in order in one working
     folder (a file one block writes is there for the next), its Python blocks in one
     namespace. Without ../shared the page stops at the first block that reads it."""
@@ -234,7 +251,7 @@ def test_every_command_of_a_page_prints_what_it_shows(page: Path, tmp_path: Path
         if block.language == "python":
             failures += run_python(block, globs)
         else:
-            failures += run_console(block, work, tmp_path / f"logs-{n}")
+            failures += run_console(block, work, tmp_path / f"logs-{n}", qseg_bin)
     globs.clear()
     assert not failures, "\n\n".join(failures)
     if stopped is not None:
