@@ -7,6 +7,7 @@ import functools
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -133,6 +134,32 @@ def _module_of(nodeid: str) -> str:
     return nodeid.split("::", 1)[0]
 
 
+ENCODER_FILES = frozenset(
+    f"tests/test_{name}.py" for name in ("contextual", "contract", "default_model", "styles")
+)
+"""The files whose tests load the contextual encoder (importing torch and transformers costs a
+process 4 CPU seconds): they run in one test process, one after the other."""
+
+
+def _scope_of(nodeid: str) -> str:
+    """What one test process runs whole: a file, or the files that load the encoder."""
+    module = _module_of(nodeid)
+    return "tests/(the encoder's files)" if module in ENCODER_FILES else module
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile`` with the encoder's files as one unit (see :data:`ENCODER_FILES`)."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class Scheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _scope_of(nodeid)
+
+    return Scheduling(config, log)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The longest files first (the test processes take files one at a time, and a long one
     taken last leaves the others idle while it runs): by their seconds in the last run that
@@ -147,7 +174,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             return float(known)
         return 60.0 if item.get_closest_marker("long") else 0.0
 
-    items.sort(key=lambda item: -seconds(item))
+    totals: dict[str, float] = {}  # a scope's seconds: its files'
+    for item in {_module_of(item.nodeid): item for item in items}.values():  # one a file
+        scope = _scope_of(item.nodeid)
+        totals[scope] = totals.get(scope, 0.0) + seconds(item)
+    items.sort(key=lambda item: (-totals[_scope_of(item.nodeid)], _scope_of(item.nodeid)))
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

@@ -35,8 +35,8 @@ def qseg(
     on pipes), unless ``env`` adds to (or overrides) the environment or ``process`` asks for
     a process of its own: what a test of the process itself needs (its start, its import of
     libraries, what it says once a process, its signals) keep the real thing, and the docs'
-    commands run in bash, each a process (forked: tests/forkserver.py). Starting Python and importing qseg for each of
-    hundreds of commands was a sixth of the suite's time."""
+    commands run in bash, each a process (forked: tests/forkserver.py). Starting Python and
+    importing qseg for each of hundreds of commands was a sixth of the suite's time."""
     data = stdin.encode() if isinstance(stdin, str) else stdin
     if env is None and not process:
         return _in_process([str(arg) for arg in args], data)
