@@ -29,10 +29,18 @@ for _threads in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 # The tests build into a cache of their own, never the user's ~/.cache/qseg (a caller that sets
 # QSEG_CACHE chooses another); subprocesses inherit it.
 os.environ.setdefault("QSEG_CACHE", str(ROOT / ".pytest_cache" / "qseg-cache"))
-SPARK_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
-"""Spark's JVMs (a build's child process, `qseg segment --engine spark`) run for seconds on
-inputs of a few lines: the quick compiler alone and one collector thread spare the other test
-process's core the optimizing compiler's work (about a tenth of the Spark tests' time)."""
+JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+"""The tests' JVMs (Spark's: a build's child process, `qseg segment --engine spark`; Lucene's,
+in the test process through pyjnius) run for seconds on small inputs: the quick compiler alone
+and one collector thread spare the other test process's core the optimizing compiler's work
+(about a tenth of the Spark tests' time, a third of the Lucene test's)."""
+try:
+    import jnius_config
+except ImportError:  # no Lucene engine here
+    pass
+else:
+    if not jnius_config.vm_running:
+        jnius_config.add_options(*JVM_OPTIONS.split())
 
 
 def spark_class_archive() -> Path | None:
@@ -51,7 +59,7 @@ def spark_class_archive() -> Path | None:
     if java is None:
         return None
     real = os.path.realpath(java)
-    key = f"{version}\0{real}\0{os.stat(real).st_mtime_ns}\0{SPARK_OPTIONS}"
+    key = f"{version}\0{real}\0{os.stat(real).st_mtime_ns}\0{JVM_OPTIONS}"
     name = hashlib.sha256(key.encode()).hexdigest()[:16]
     return ROOT / ".pytest_cache" / "spark-classes" / f"{name}.jsa"
 
@@ -63,7 +71,7 @@ if "SPARK_SUBMIT_OPTS" not in os.environ:
     SPARK_CLASSES = spark_class_archive()
     archived = f" -XX:SharedArchiveFile={SPARK_CLASSES} -Xlog:cds*=off" if SPARK_CLASSES else ""
     # a missing archive is passed over by the JVM, its messages silenced
-    os.environ["SPARK_SUBMIT_OPTS"] = SPARK_OPTIONS + archived
+    os.environ["SPARK_SUBMIT_OPTS"] = JVM_OPTIONS + archived
 WEBIS = SHARED / "data" / "webis-qsec-10-training"
 
 
@@ -112,7 +120,7 @@ def archive_spark_classes(archive: Path) -> None:
         if old.stat().st_mtime < time.time() - 3600:
             old.unlink(missing_ok=True)
     partial = archive.with_name(f"{archive.stem}.{os.getpid()}.part")
-    options = f"{SPARK_OPTIONS} -XX:ArchiveClassesAtExit={partial} -Xlog:cds*=off"
+    options = f"{JVM_OPTIONS} -XX:ArchiveClassesAtExit={partial} -Xlog:cds*=off"
     subprocess.Popen(
         [sys.executable, str(ROOT / "tests" / "spark_classes.py"), str(archive), str(partial)],
         env=os.environ | {"SPARK_SUBMIT_OPTS": options},
