@@ -140,6 +140,20 @@ def test_an_interrupted_build_leaves_nothing(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_an_interruption_while_arrays_view_the_buffer_stays_the_interruption(tmp_path):
+    """Ctrl-C while a step works on the buffer: its arrays (kept by the traceback) still view
+    it, so it cannot be closed yet; the caller sees the interruption, not a BufferError, and
+    the temporary file is gone."""
+    path = tmp_path / "x.qseg"
+    with (
+        pytest.raises(KeyboardInterrupt),
+        StoreWriter(path, kind="counts", mode="exact", n_keys=1) as writer,
+    ):
+        view = writer._section("sizes")  # noqa: F841 - held, as an interrupted step's are
+        raise KeyboardInterrupt
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.fixture
 def store_file(tmp_path):
     path = tmp_path / "s.qseg"

@@ -38,6 +38,7 @@ renamed into place only when complete.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import json
@@ -314,9 +315,12 @@ class StoreWriter:
         self._last_hash = int(hashes[-1])
 
     def abort(self) -> None:
-        """Discard the store being built."""
+        """Discard the store being built. Arrays of the step that was interrupted (its
+        traceback keeps them) may still view the buffer: it then goes with them, and the
+        interruption is what the caller sees, not an error of closing the buffer."""
         try:
-            self._close()
+            with contextlib.suppress(BufferError):
+                self._close()
         finally:
             if self._tmp is not None:
                 self._tmp.unlink(missing_ok=True)
@@ -324,10 +328,10 @@ class StoreWriter:
 
     def _close(self) -> None:
         self._array = None  # type: ignore[assignment]
+        if self.path is not None and not self._file.closed:
+            self._file.close()  # the buffer keeps its own handle of the file
         if not self._buffer.closed:
             self._buffer.close()
-        if self.path is not None and not self._file.closed:
-            self._file.close()
 
     def finish(self) -> Store:
         """Seal the store (index, header, footer), move it into place and open it."""
