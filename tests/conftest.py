@@ -182,10 +182,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             return float(known)
         return 60.0 if item.get_closest_marker("long") else 0.0
 
+    files = {_module_of(item.nodeid): item for item in items}  # one test of each file
     totals: dict[str, float] = {}  # a scope's seconds: its files'
-    for item in {_module_of(item.nodeid): item for item in items}.values():  # one a file
-        scope = _scope_of(item.nodeid)
-        totals[scope] = totals.get(scope, 0.0) + seconds(item)
+    for module, item in files.items():
+        totals[_scope_of(module)] = totals.get(_scope_of(module), 0.0) + seconds(item)
     items.sort(key=lambda item: (-totals[_scope_of(item.nodeid)], _scope_of(item.nodeid)))
 
 

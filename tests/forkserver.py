@@ -130,18 +130,26 @@ def _run(request: dict, fds: list[int]) -> None:
     os.environ.update(request["env"])
     sys.stdin, sys.stdout, sys.stderr = (_stream(fd) for fd in (0, 1, 2))
     sys.argv = ["qseg", *request["argv"]]
+    os._exit(_exit_status(main_status(request["argv"])))
+
+
+def main_status(argv: list[str]) -> int:
+    """``qseg.cli.main(argv)`` on the current streams, and the status the interpreter ends
+    ``python -m qseg`` with: a ``SystemExit``'s code (argparse's help and usage errors; one
+    that is not a number is printed, status 1), an exception let out printed as a traceback,
+    status 1. Also what helpers.qseg runs in the test process."""
     from qseg.cli import main
 
     try:
-        status = main(request["argv"])
+        return main(argv)
     except SystemExit as exit_:
-        status = exit_.code if isinstance(exit_.code, int) else 0 if exit_.code is None else 1
-        if not isinstance(exit_.code, int | None):
-            print(exit_.code, file=sys.stderr)
-    except BaseException:
+        if exit_.code is None or isinstance(exit_.code, int):
+            return exit_.code or 0
+        print(exit_.code, file=sys.stderr)
+        return 1
+    except Exception:
         traceback.print_exc()
-        status = 1
-    os._exit(_exit_status(status))
+        return 1
 
 
 def _stream(fd: int) -> io.TextIOWrapper:

@@ -14,8 +14,9 @@ import sys
 import sysconfig
 import threading
 import time
-import traceback
 from pathlib import Path
+
+from forkserver import main_status
 
 from qseg.resources import NgramCounts, TitleSet
 from qseg.segmenters.gap_features import FeatureSource
@@ -54,8 +55,6 @@ def _in_process(argv: list[str], data: bytes) -> subprocess.CompletedProcess:
     """``qseg.cli.main(argv)`` with stdin, stdout and stderr in memory (UTF-8, as on a pipe),
     this process's streams and signal handlers given back after it; an exception it lets out
     is a traceback on stderr and status 1, as the interpreter makes of it."""
-    from qseg.cli import main
-
     streams = sys.stdin, sys.stdout, sys.stderr
     handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
     stdout, stderr = io.BytesIO(), io.BytesIO()
@@ -65,12 +64,7 @@ def _in_process(argv: list[str], data: bytes) -> subprocess.CompletedProcess:
     text_err = io.TextIOWrapper(stderr, encoding="utf-8", line_buffering=True)
     sys.stdin, sys.stdout, sys.stderr = text_in, text_out, text_err
     try:
-        status = main(argv)
-    except SystemExit as exit_:  # argparse's --help and usage errors
-        status = exit_.code if isinstance(exit_.code, int) else 0 if exit_.code is None else 1
-    except Exception:
-        traceback.print_exc()
-        status = 1
+        status = main_status(argv)
     finally:
         text_out.flush()
         text_err.flush()
