@@ -138,6 +138,8 @@ def test_parameters_are_grouped_and_round_trip():
     )
     params = model.get_params()
     assert sorted(params) == [
+        "adaptation",
+        "base",
         "boosting",
         "classifier",
         "decoding",

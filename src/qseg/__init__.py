@@ -10,8 +10,9 @@
 
 from __future__ import annotations
 
+import os
 from functools import cache
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from qseg.errors import (
     AgreementError,
@@ -32,6 +33,9 @@ from qseg.resources.store import StoreError
 from qseg.segmentation import NestedSegmentation, Reference, Segmentation, SegmentationError
 from qseg.segmenters.base import Segmenter
 from qseg.segmenters.spec import SpecError
+
+if TYPE_CHECKING:
+    from qseg.annotation.gold import Annotated
 
 __all__ = [
     "AgreementError",
@@ -54,6 +58,7 @@ __all__ = [
     "Segmenter",
     "SpecError",
     "StoreError",
+    "adapt",
     "normalize",
     "segment",
     "segmenter",
@@ -121,6 +126,40 @@ def segment(query: Query, method: str | None = None) -> Segmentation:
     """Segment one query (text or a list of words) with the built-in default resources
     (method as in :func:`segmenter`)."""
     return _default(method).segment(query)
+
+
+def adapt(
+    base: str | os.PathLike[str] | Segmenter,
+    gold: Annotated,
+    *,
+    resources: Resources | None = None,
+    allow_other_resources: bool = False,
+    folds: int = 5,
+    random_state: int = 0,
+    n_jobs: int = 1,
+) -> Segmenter:
+    """A model adapted from ``base`` (a shipped model's name, ``default`` included, with its
+    style; a model file; or a trained model) to the annotated queries ``gold``: a gold file
+    as ``qseg train --gold`` reads it, an annotation project, segmentations (pipe text or
+    :class:`Segmentation`) or query id -> segmentation or votes. The best of continuing from
+    the base, training on the annotations alone and keeping the base, by ``folds``-fold
+    cross-validation over them (docs/adapting.md); save it with :func:`qseg.models.save`,
+    and its file names the base by fingerprint. Needs the ``train`` extra."""
+    with extras_named():
+        from qseg.annotation.gold import annotated
+        from qseg.evaluation.adaptation import adapt_model
+        from qseg.models.adapting import base_model
+
+        model = base_model(base, resources, allow_other_resources=allow_other_resources)  # type: ignore[arg-type]
+        data = annotated(gold)
+        return adapt_model(
+            model,
+            data.words,
+            data.targets,
+            folds=folds,
+            random_state=random_state,
+            n_jobs=n_jobs,
+        )
 
 
 def __getattr__(name: str) -> Any:

@@ -6,7 +6,8 @@ import argparse
 import sys
 from typing import IO
 
-from qseg.cli.common import add_resource_flags, note
+from qseg.cli.common import add_model_flags, add_resource_flags, note
+from qseg.errors import QsegError
 from qseg.segmenters.trainable import PRESETS
 
 DEFAULT_METHOD = "joint"
@@ -22,10 +23,31 @@ def configure(train: argparse.ArgumentParser) -> None:
     )
     train.add_argument(
         "--method",
-        default=DEFAULT_METHOD,
         metavar="SPEC",
         help=f"trainable method: {', '.join(PRESETS)} (default: {DEFAULT_METHOD}); e.g. "
         "'features(classifier=logreg)'",
+    )
+    train.add_argument(
+        "--from",
+        dest="base",
+        metavar="SPEC",
+        help="adapt this trained model to the --gold queries instead of training from "
+        "scratch: default(style=web), another shipped model or a model file; the best of "
+        "continuing from it, training on the queries alone and keeping it as it is, chosen "
+        "by cross-validation over them (docs/adapting.md)",
+    )
+    train.add_argument(
+        "--curve",
+        action="store_true",
+        help="with --from: print the learning curve, by cross-validation over the --gold "
+        "queries, of the adapted model, the base and a model of the queries alone at growing "
+        "sizes (--out is then optional)",
+    )
+    train.add_argument(
+        "--plot", metavar="FILE.png", help="with --curve: draw it into this PNG file"
+    )
+    train.add_argument(
+        "--folds", type=int, default=5, help="with --from: cross-validation folds (default 5)"
     )
     train.add_argument(
         "--queries", metavar="FILE", help="id<TAB>query lines to train on (default: all of --gold)"
@@ -35,10 +57,11 @@ def configure(train: argparse.ArgumentParser) -> None:
         required=True,
         metavar="FILE",
         help="Webis crowd votes (every vote counts), id<TAB>seg|ments, "
-        "item<TAB>annotator<TAB>seg|ments (each annotator a vote; qseg annotate --export), or "
-        "QueryNER .jsonl",
+        "item<TAB>annotator<TAB>seg|ments (each annotator a vote; qseg annotate --export), "
+        "an annotation project (qseg annotate's file: each annotator a vote), or QueryNER .jsonl",
     )
     add_resource_flags(train, probabilities=False, querylog=False)
+    add_model_flags(train)
     train.add_argument("--pos", metavar="FILE", help="part-of-speech tags by query id (Webis)")
     train.add_argument(
         "--corpus",
@@ -51,17 +74,30 @@ def configure(train: argparse.ArgumentParser) -> None:
         "--seed", type=int, help="random seed (default: the spec's random_state parameter, 0)"
     )
     train.add_argument("--jobs", type=int, default=1, help="threads for XGBoost (default 1)")
-    train.add_argument("--out", required=True, metavar="MODEL", help="model file to write")
+    train.add_argument("--out", metavar="MODEL", help="model file to write")
     train.add_argument("--quiet", action="store_true", help="no progress bar")
     train.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace, out: IO[str]) -> None:
+    if args.base is not None:
+        _adapt(args, out)
+        return
+    for flag, given in (("--curve", args.curve), ("--plot", args.plot)):
+        if given:
+            raise QsegError(f"{flag} draws the learning curve of adapting: give --from SPEC")
+    if args.out is None:
+        raise QsegError("give --out MODEL: the model file to write")
+    args.method = args.method or DEFAULT_METHOD
+    _train(args)
+
+
+def _train(args: argparse.Namespace) -> None:
     import time
 
+    from qseg.annotation.gold import read_annotated
     from qseg.cli.common import can_create, not_an_input, resources
-    from qseg.corpora.training import read_training_data
-    from qseg.errors import PathError, QsegError
+    from qseg.errors import PathError
     from qseg.fileio import check_output_file
     from qseg.models import estimator, save
     from qseg.models.training import trainable_method
@@ -85,7 +121,7 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
     inputs = (args.gold, args.queries, args.pos, args.corpus, args.ngrams, args.titles)
     not_an_input(args.out, inputs)
     can_create(args.out, "model")
-    data = read_training_data(args.gold, args.queries, args.pos)
+    data = read_annotated(args.gold, args.queries, args.pos)
     if data.untagged:
         note(
             f"{data.untagged} of {len(data.ids)} queries have no part-of-speech tags in "
@@ -122,3 +158,112 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
         f"qseg: trained {args.method} on {len(data.ids)} queries in {took:.1f} s -> {args.out}",
         file=sys.stderr,
     )
+
+
+_SCRATCH_ONLY = ("method", "queries", "pos", "corpus")
+"""Flags of training from scratch that adapting does not take (the base fixes the method, and
+its inputs take no tags or corpus)."""
+
+
+def _adapt(args: argparse.Namespace, out: IO[str]) -> None:
+    """``qseg train --from SPEC``: adapt a trained model to the --gold queries (and/or draw
+    the learning curve of adapting it)."""
+    import time
+
+    from qseg.annotation.gold import read_annotated
+    from qseg.cli.common import can_create, not_an_input, resources
+    from qseg.errors import PathError
+    from qseg.evaluation.adaptation import (
+        adapt_model,
+        adapt_steps,
+        curve_steps,
+        curve_table,
+        learning_curve,
+        plot_curve,
+    )
+    from qseg.fileio import check_output_file
+    from qseg.models import save
+    from qseg.models.adapting import base_model
+    from qseg.progress import progress_bar
+    from qseg.tables import render_table
+
+    started = time.perf_counter()
+    for name in _SCRATCH_ONLY:
+        if getattr(args, name) is not None:
+            raise QsegError(
+                f"--{name} is for training from scratch; --from adapts the base model as it "
+                "was trained (its method and inputs)"
+            )
+    if args.plot and not args.curve:
+        raise QsegError("--plot draws the learning curve: give --curve too")
+    if not args.curve and args.out is None:
+        raise QsegError("give --out MODEL (the adapted model to write), or --curve")
+    if not 2 <= args.folds <= 20:
+        raise QsegError(f"--folds must be between 2 and 20, got {args.folds}")
+    seed = 0 if args.seed is None else args.seed
+    written = [(path, what) for path, what in ((args.out, "model"), (args.plot, "plot")) if path]
+    for path, what in written:
+        check_output_file(path, what)
+        not_an_input(path, (args.gold, args.ngrams, args.titles))
+        can_create(path, what)
+    base = base_model(args.base, resources(args), allow_other_resources=args.allow_other_resources)
+    data = read_annotated(args.gold)
+    words, targets = data.words, data.targets
+    if args.curve:
+        total = curve_steps(len(words), args.folds)
+        with progress_bar(args.quiet, "model", "learning curve", total, scale=False) as bar:
+            points = learning_curve(
+                base,
+                words,
+                targets,
+                folds=args.folds,
+                random_state=seed,
+                n_jobs=args.jobs,
+                step=lambda _: bar.update(1),
+            )
+        title = (
+            f"query / break accuracy (mean ± sd over {args.folds} folds) of {args.base} "
+            "adapted to n of the annotated queries, the base, and a model of the n alone"
+        )
+        header, rows = curve_table(points)
+        out.write(f"{title}\n\n{render_table(header, rows)}\n")
+        out.flush()
+        if args.plot:
+            plot_curve(points, args.plot, f"adapting {args.base} to {args.gold}")
+            print(f"qseg: drew the learning curve -> {args.plot}", file=sys.stderr)
+    if args.out is None:
+        return
+    with progress_bar(
+        args.quiet, "model", f"adapting {args.base}", adapt_steps(args.folds), scale=False
+    ) as bar:
+        model = adapt_model(
+            base,
+            words,
+            targets,
+            folds=args.folds,
+            random_state=seed,
+            n_jobs=args.jobs,
+            step=lambda _: bar.update(1),
+        )
+    try:
+        save(model, args.out)
+    except OSError as exc:  # a disk that fills up while the model is written
+        raise PathError(args.out, f"cannot write the model ({exc.strerror or exc})") from None
+    assert model.adapted is not None
+    selection = model.adapted.selection
+    chosen = selection["chosen"]
+    figures = selection["figures"]
+    shown = ", ".join(f"{name} {f['query_accuracy']:.3f}" for name, f in figures.items())
+    took = time.perf_counter() - started
+    print(
+        f"qseg: adapted {args.base} to {len(words)} queries in {took:.1f} s -> {args.out}: "
+        f"{_CHOSEN[chosen]} (query accuracy by {args.folds}-fold cross-validation: {shown})",
+        file=sys.stderr,
+    )
+
+
+_CHOSEN = {
+    "continue": "continued from the base",
+    "fresh": "trained on the queries alone (they did better without the base)",
+    "base": "the base as it is (the queries did not improve on it)",
+}

@@ -48,6 +48,7 @@ from qseg.fileio import StrPath, atomic_write_bytes
 from qseg.segmenters.trainable import (
     GROUPS,
     SCALARS,
+    STARTS,
     Decoding,
     Inputs,
     check_group,
@@ -67,6 +68,15 @@ _SHA256 = re.compile(r"[0-9a-f]{64}")
 ROUTED_FORMAT = "qseg-routed-models"
 ROUTED_VERSION = 1
 """A routed model file (:class:`RoutedFile`): a model per kind of query and their router."""
+
+ADAPTED_FORMAT = "qseg-adapted-model"
+ADAPTED_VERSION = 1
+"""A model adapted from a base model (:class:`AdaptedFile`): what adapting added, and the base
+it extends, named by fingerprint."""
+ADAPTED_PARTS = ("joint_trees.npz", "ranker_trees.npz", "lexicon.json")
+"""The members an adapted model file may hold besides its gap trees and phrase counts."""
+_FINGERPRINT = re.compile(r"[0-9a-f]{16}")
+_MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 _DATE = (1980, 1, 1, 0, 0, 0)
 DEFLATE_GAIN = 0.25
@@ -210,6 +220,79 @@ class RoutedFile:
         if MANIFEST not in meta:  # a routed file is never older than manifests
             raise routed.fail(f"meta.json lacks {MANIFEST!r}")
         return routed
+
+
+@dataclass(frozen=True)
+class AdaptedFile:
+    """An adapted model file read and checked: ``meta.json`` names the base (``base``: a
+    shipped model's versioned ``model`` name or a file's ``path``, the ``kind`` of query whose
+    model in a routed file it is, or ``null``, and the base's ``fingerprint``), how the
+    annotations weigh (``adaptation``), the size of the trees added (``boosting``), how many
+    annotated queries it learnt from (``queries``) and which of :data:`ADAPTED_PARTS` it holds
+    (``parts``); ``members``: the trees added to the gap model (``gap_trees.npz``), the
+    domain's phrase counts (``phrases.json``) and those parts, every one verified."""
+
+    path: str
+    meta: dict[str, Any]
+    members: dict[str, bytes]
+
+    @property
+    def base(self) -> dict[str, Any]:
+        return self.meta["base"]
+
+    @property
+    def parts(self) -> list[str]:
+        return self.meta["parts"]
+
+    def fail(self, message: str, member: str | None = None) -> ModelError:
+        where = f"{self.path} ({member})" if member else self.path
+        return ModelError(f"{where}: {message}")
+
+    @classmethod
+    def checked(cls, path: str, meta: dict[str, Any]) -> AdaptedFile:
+        """The adapted file of this metadata (without its members yet), every value checked."""
+        adapted = cls(path, meta, {})
+        base, how = meta.get("base"), meta.get("adaptation")
+        if (
+            not isinstance(base, dict)
+            or not base.keys() <= {"model", "path", "kind", "fingerprint"}
+            or len(base.keys() & {"model", "path"}) != 1
+            or not isinstance(base.get("fingerprint"), str)
+            or not _FINGERPRINT.fullmatch(base["fingerprint"])
+            or not (base.get("kind") is None or re.fullmatch(r"[a-z]+", str(base["kind"])))
+            or ("model" in base and not _MODEL_NAME.fullmatch(str(base["model"])))
+            or ("path" in base and not (isinstance(base["path"], str) and base["path"]))
+        ):
+            raise adapted.fail(
+                "meta.json: base must name a shipped model or a file, its kind and its fingerprint"
+            )
+        if (
+            not isinstance(how, dict)
+            or how.keys() != {"start", "weight", "base_count"}
+            or how["start"] not in STARTS
+            or type(how["weight"]) not in (int, float)
+            or not 0 < how["weight"] <= 1e6
+            or type(how["base_count"]) not in (int, float)
+            or not 0 <= how["base_count"] <= 1e6
+        ):
+            raise adapted.fail("meta.json: adaptation must give start, weight and base_count")
+        boosting = meta.get("boosting")
+        if (
+            not isinstance(boosting, dict)
+            or boosting.keys() != {"n_estimators", "max_depth", "learning_rate"}
+            or not all(type(v) in (int, float) and v >= 0 for v in boosting.values())
+        ):
+            raise adapted.fail("meta.json: boosting must give the size of the trees added")
+        parts, queries = meta.get("parts"), meta.get("queries")
+        if not isinstance(parts, list) or not set(parts) <= set(ADAPTED_PARTS):
+            raise adapted.fail(f"meta.json: parts must list members of {list(ADAPTED_PARTS)}")
+        if type(queries) is not int or queries < 0:
+            raise adapted.fail("meta.json: queries must be a count")
+        if not isinstance(meta.get("selection"), dict):
+            raise adapted.fail("meta.json: selection must be an object")
+        if MANIFEST not in meta:
+            raise adapted.fail(f"meta.json lacks {MANIFEST!r}")
+        return adapted
 
 
 def beside_path(path: StrPath, member: str) -> Path:
@@ -391,9 +474,10 @@ def read_model(
 
 def read_file(
     path: StrPath, data: bytes | None = None, shared: dict[str, bytes] | None = None
-) -> ModelFile | RoutedFile:
-    """A model file (:func:`read_model`) or a routed model file (:class:`RoutedFile`), by the
-    format its ``meta.json`` names, every member verified."""
+) -> ModelFile | RoutedFile | AdaptedFile:
+    """A model file (:func:`read_model`), a routed model file (:class:`RoutedFile`) or an
+    adapted one (:class:`AdaptedFile`), by the format its ``meta.json`` names, every member
+    verified."""
     shared = shared or {}
     with _archive(path, data) as (zf, infos):
         if "meta.json" not in infos:
@@ -404,7 +488,11 @@ def read_file(
             _check_meta_values(meta)
         except ValueError as exc:
             raise ModelError(f"{path}: not a readable model file (meta.json: {exc})") from None
-        formats = {FORMAT: FORMAT_VERSION, ROUTED_FORMAT: ROUTED_VERSION}
+        formats = {
+            FORMAT: FORMAT_VERSION,
+            ROUTED_FORMAT: ROUTED_VERSION,
+            ADAPTED_FORMAT: ADAPTED_VERSION,
+        }
         if not isinstance(meta, dict) or meta.get("format") not in formats:
             raise ModelError(f"{path}: not a qseg model file")
         if meta.get("version") != formats[meta["format"]]:
@@ -413,9 +501,13 @@ def read_file(
                 f"reads version {formats[meta['format']]} (retrain with `qseg train`)"
             )
         names = sorted(infos.keys() - {"meta.json"})
-        checked: ModelFile | RoutedFile
+        checked: ModelFile | RoutedFile | AdaptedFile
         beside: dict[str, Path] = {}
-        if meta["format"] == ROUTED_FORMAT:
+        if meta["format"] == ADAPTED_FORMAT:
+            checked = AdaptedFile.checked(str(path), meta)
+            expected = {"gap_trees.npz", "phrases.json", *checked.parts}
+            _check_present(checked, expected, set(names))
+        elif meta["format"] == ROUTED_FORMAT:
             checked = RoutedFile.checked(str(path), meta)
             beside = _beside_files(checked, data is not None, set(names))
             _check_present(checked, routed_members(checked), set(names) | beside.keys())
@@ -444,7 +536,7 @@ def _beside_files(routed: RoutedFile, in_memory: bool, inside: set[str]) -> dict
     return {name: beside_path(routed.path, name) for name in routed.beside}
 
 
-def _beside_size(routed: ModelFile | RoutedFile, name: str, place: Path) -> int:
+def _beside_size(routed: ModelFile | RoutedFile | AdaptedFile, name: str, place: Path) -> int:
     """The size of the file of a member kept beside a routed file (checked against the
     manifest before it is read)."""
     try:
@@ -467,7 +559,9 @@ def _read_beside(place: Path) -> bytes:
         raise PathError(place, f"cannot read the model's member ({exc.strerror or exc})") from None
 
 
-def _digests(model: ModelFile | RoutedFile, sizes: dict[str, int]) -> dict[str, str] | None:
+def _digests(
+    model: ModelFile | RoutedFile | AdaptedFile, sizes: dict[str, int]
+) -> dict[str, str] | None:
     """The SHA-256 the manifest records of each member, once it lists exactly the members
     present at the sizes their headers declare (checked before any is unpacked); ``None`` for
     a file written before manifests."""
@@ -502,7 +596,7 @@ def _manifest_entry(entry: Any) -> bool:
 
 
 def _verified(
-    model: ModelFile | RoutedFile,
+    model: ModelFile | RoutedFile | AdaptedFile,
     zf: zipfile.ZipFile,
     info: zipfile.ZipInfo,
     digests: dict[str, str] | None,
@@ -515,7 +609,10 @@ def _verified(
 
 
 def _check_digest(
-    model: ModelFile | RoutedFile, name: str, data: bytes, digests: dict[str, str] | None
+    model: ModelFile | RoutedFile | AdaptedFile,
+    name: str,
+    data: bytes,
+    digests: dict[str, str] | None,
 ) -> None:
     if digests is not None and hashlib.sha256(data).hexdigest() != digests[name]:
         raise model.fail("its SHA-256 is not the one meta.json records (the file is damaged)", name)
@@ -639,7 +736,9 @@ def _check_members(model: ModelFile, present: set[str]) -> None:
     _check_present(model, expected_members(model), present)
 
 
-def _check_present(file: ModelFile | RoutedFile, expected: set[str], present: set[str]) -> None:
+def _check_present(
+    file: ModelFile | RoutedFile | AdaptedFile, expected: set[str], present: set[str]
+) -> None:
     """Every member expected is present, and nothing else."""
     if expected - present:
         raise file.fail(f"member {sorted(expected - present)[0]!r} is missing")

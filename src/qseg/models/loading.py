@@ -9,15 +9,21 @@ name) it was loaded by.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Collection
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from qseg.errors import QsegError
 from qseg.fileio import StrPath, atomic_write_bytes
+from qseg.models.catalog import SHIPPED
 from qseg.models.format import (
+    ADAPTED_FORMAT,
+    ADAPTED_PARTS,
+    ADAPTED_VERSION,
     BESIDE,
     CARRIED,
     CARRIED_MEMBERS,
@@ -25,6 +31,7 @@ from qseg.models.format import (
     ROUTED_VERSION,
     ROUTER,
     SHAREABLE,
+    AdaptedFile,
     ModelFile,
     RoutedFile,
     beside_path,
@@ -45,6 +52,7 @@ from qseg.segmenters.trainable import LINEAR, Inputs, check_settings
 if TYPE_CHECKING:
     from qseg.resources.counts import NgramCounts
     from qseg.resources.titles import TitleSet
+    from qseg.segmenters.adaptation import AdaptedParts
     from qseg.segmenters.break_model import BreakModel
     from qseg.segmenters.routing import RoutedModel
     from qseg.segmenters.supervised import BreakClassifier
@@ -79,7 +87,13 @@ def save(
         return
     if beside:
         raise QsegError("only a routed model keeps members in files beside its own")
-    meta, members = _meta_and_members(_trained(model), carry)
+    trained = _trained(model)
+    if trained.adapted is not None:
+        if carry_titles or carry_names:
+            raise QsegError("an adapted model carries nothing itself: its base does")
+        write_model(path, *adapted_bytes(trained.adapted))
+        return
+    meta, members = _meta_and_members(trained, carry)
     write_model(path, meta, members)
 
 
@@ -217,16 +231,38 @@ def load(
     with only the model that style needs read."""
     file = read_file(path)
     spec = spec if spec is not None else str(path)
-    if contextual and (isinstance(file, ModelFile) or not file.contextual):
+    if contextual and not (isinstance(file, RoutedFile) and file.contextual):
         raise QsegError(
             f"{path}: holds no models with the contextual probe to opt in to (train one with "
             "contextual=true and give it as the method)"
         )
+    if isinstance(file, AdaptedFile):
+        model = _load_adapted(file, resources or Resources(), allow_other_resources)
+        return replace(model, spec_text=spec, origin=origin_of(path, None, file))
     if isinstance(file, ModelFile):
-        return _load_model(file, resources or Resources(), allow_other_resources, spec)
+        model = _load_model(file, resources or Resources(), allow_other_resources, spec)
+        return replace(model, origin=origin_of(path, None, file))
     return _load_routed(
         file, resources or Resources(), allow_other_resources, spec, contextual, style
     )
+
+
+def origin_of(path: StrPath, kind: str | None, file: ModelFile | AdaptedFile) -> dict[str, Any]:
+    """How a model adapted from the model of ``file`` (at ``path``; ``kind``: the model of
+    that kind in a routed file) names it: a shipped model by its versioned name, another
+    file by its path; and the fingerprint of what it holds (:func:`model_fingerprint`)."""
+    place = Path(path).resolve()
+    where: dict[str, Any] = (
+        {"model": place.stem} if place.parent == SHIPPED.resolve() else {"path": str(place)}
+    )
+    return where | {"kind": kind, "fingerprint": model_fingerprint(file)}
+
+
+def model_fingerprint(file: ModelFile | AdaptedFile) -> str:
+    """A fingerprint of a model: of its metadata, whose manifest has the SHA-256 of every
+    member (so of everything it segments with)."""
+    text = json.dumps(file.meta, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _load_routed(
@@ -252,7 +288,8 @@ def _load_routed(
         name = contextual_member(kind) if contextual else f"{kind}.qseg"
         member = f"{file.path} ({name})"
         inner = read_model(member, file.members[name], shared)
-        models[kind] = _load_model(inner, resources, allow_other_resources, f"{spec}:{kind}")
+        model = _load_model(inner, resources, allow_other_resources, f"{spec}:{kind}")
+        models[kind] = replace(model, origin=origin_of(file.path, kind, inner))
     return RoutedModel(router, models, spec, style)
 
 
@@ -343,6 +380,135 @@ def _load_model(
     )
 
 
+def _load_adapted(
+    file: AdaptedFile, resources: Resources, allow_other_resources: bool
+) -> BreakModel:
+    """The model of an adapted model file: its base, loaded and checked by fingerprint, with
+    what the file adds (:meth:`~qseg.segmenters.break_model.BreakModel.adapted_by`)."""
+    from qseg.segmenters.adaptation import Adaptation, AdaptedParts
+    from qseg.segmenters.lexicon import Lexicon
+    from qseg.segmenters.trees import TreeEnsemble
+
+    base = _base_of(file, resources, allow_other_resources)
+    assert base.joint is not None  # (only such models are adapted)
+
+    def trees(member: str, width: int, logistic: bool) -> TreeEnsemble | None:
+        if member not in file.members:
+            return None
+        found = _decode(file, member, TreeEnsemble.from_bytes)
+        if found.n_features != width or found.logistic != logistic:
+            raise file.fail(f"the trees take {found.n_features} features, not {width}", member)
+        return found
+
+    gap = trees("gap_trees.npz", base.n_features, True)
+    assert gap is not None  # (a member every adapted file has)
+    lexicon = None
+    if "lexicon.json" in file.members:
+        lexicon = _decode(file, "lexicon.json", lambda raw: Lexicon.from_json(model_json(raw)))
+    parts = AdaptedParts(
+        origin=file.base,
+        adaptation=Adaptation(**file.meta["adaptation"]),
+        gap_trees=gap,
+        joint_trees=trees("joint_trees.npz", base.joint.n_features, False),
+        ranker_trees=trees("ranker_trees.npz", base.joint.n_features, False),
+        lexicon=lexicon,
+        phrase_counts=_decode(file, "phrases.json", lambda raw: phrase_counts_of(model_json(raw))),
+        queries=file.meta["queries"],
+        boosting=file.meta["boosting"],
+        selection=file.meta["selection"],
+    )
+    return base.adapted_by(parts)
+
+
+def phrase_counts_of(data: Any) -> dict[str, tuple[float, int]]:
+    """Phrase counts read back from JSON (``ValueError`` unless they map n-grams to
+    ``[made a segment, occurrences]`` with 0 <= made <= occurrences)."""
+    if not isinstance(data, dict):
+        raise ValueError("phrase counts map n-grams to [made a segment, occurrences]")
+    counts = {}
+    for key, value in data.items():
+        if (
+            type(value) is not list
+            or len(value) != 2
+            or type(value[0]) not in (int, float)
+            or type(value[1]) is not int
+            or not 0 <= value[0] <= value[1] + 1e-6
+        ):
+            raise ValueError(f"phrase {key!r} is not [made a segment, occurrences]")
+        counts[key] = (float(value[0]), value[1])
+    return counts
+
+
+def _base_of(file: AdaptedFile, resources: Resources, allow_other_resources: bool) -> BreakModel:
+    """The base model an adapted file names, refused in one line if it is missing or is not
+    the model it was adapted from (another fingerprint)."""
+    from qseg.models.catalog import shipped_model
+    from qseg.segmenters.routing import RoutedModel
+
+    ref = file.base
+    if "model" in ref:
+        shown = f"the shipped model {ref['model']}"
+        place = shipped_model(ref["model"])
+        if place is None or not place.is_file():
+            raise file.fail(
+                f"its base, {shown}, is not shipped with this qseg (an adapted model runs "
+                "on the release of qseg that has its base; adapt it again from a shipped model)"
+            )
+    else:
+        shown = ref["path"]
+        place = Path(ref["path"])
+        if not place.is_file():  # moved together with the adapted file?
+            place = Path(file.path).parent / place.name
+        if not place.is_file():
+            raise file.fail(
+                f"its base model {ref['path']} is missing (an adapted model names its base's "
+                "file: put it back, or adapt again)"
+            )
+    loaded = load(place, resources, allow_other_resources=allow_other_resources, style=ref["kind"])
+    if isinstance(loaded, RoutedModel):
+        if ref["kind"] not in loaded.models:
+            raise file.fail(f"its base, {shown}, has no {ref['kind']} model")
+        loaded = loaded.models[ref["kind"]]
+    assert loaded.origin is not None  # (set by load)
+    if loaded.origin["fingerprint"] != ref["fingerprint"]:
+        raise file.fail(
+            f"its base, {shown}, has changed since it was adapted (fingerprint "
+            f"{ref['fingerprint']} then, {loaded.origin['fingerprint']} now): adapt it again"
+        )
+    if loaded.joint is None or loaded.n_features <= 0:
+        raise file.fail(f"its base, {shown}, is not a model that can be adapted")
+    return loaded
+
+
+def adapted_bytes(parts: AdaptedParts) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The metadata and members of an adapted model's file (:class:`.format.AdaptedFile`)."""
+    members = {
+        "gap_trees.npz": parts.gap_trees.to_bytes(),
+        "phrases.json": json.dumps(
+            {k: [v[0], v[1]] for k, v in parts.phrase_counts.items()}
+        ).encode(),
+    }
+    if parts.joint_trees is not None:
+        members["joint_trees.npz"] = parts.joint_trees.to_bytes()
+    if parts.ranker_trees is not None:
+        members["ranker_trees.npz"] = parts.ranker_trees.to_bytes()
+    if parts.lexicon is not None:
+        members["lexicon.json"] = json.dumps(parts.lexicon.to_json()).encode()
+    how = parts.adaptation
+    meta = {
+        "format": ADAPTED_FORMAT,
+        "version": ADAPTED_VERSION,
+        "base": dict(parts.origin),
+        "adaptation": {"start": how.start, "weight": how.weight, "base_count": how.base_count},
+        "boosting": dict(parts.boosting),
+        "parts": [name for name in ADAPTED_PARTS if name in members],
+        "queries": parts.queries,
+        "selection": dict(parts.selection),
+        "qseg": qseg_version(),
+    }
+    return meta, members
+
+
 @cache
 def carried_titles_of(path: Path) -> TitleSet | None:
     """The title set the model file ``path`` carries (a routed file: the one its models
@@ -352,6 +518,8 @@ def carried_titles_of(path: Path) -> TitleSet | None:
         shared = {name: file.members[name] for name in file.shared}
         name = f"{file.kinds[0]}.qseg"
         file = read_model(f"{file.path} ({name})", file.members[name], shared)
+    if isinstance(file, AdaptedFile):
+        return None  # (its base carries them)
     entry = file.resources.get("titles")
     if entry is None or not entry.get("carried"):
         return None
@@ -380,7 +548,9 @@ def _carried(file: ModelFile, kind: str) -> Any:
     return found
 
 
-def _decode(file: ModelFile | RoutedFile, member: str, decode: Callable[[bytes], T]) -> T:
+def _decode(
+    file: ModelFile | RoutedFile | AdaptedFile, member: str, decode: Callable[[bytes], T]
+) -> T:
     """A member decoded, any damage a :class:`ModelError` naming it: also numbers too large
     for a float (``OverflowError``) and values nested too deeply to show in a message."""
     try:

@@ -21,6 +21,7 @@ from qseg.errors import QsegError
 from qseg.query import Query, normalize
 from qseg.resources.vectors import WordVectors
 from qseg.segmentation import Segmentation
+from qseg.segmenters.adaptation import AdaptedParts, merged_phrases
 from qseg.segmenters.base import Errors, checked
 from qseg.segmenters.compiled import MAX_COMPILED_WORDS, JointKernel, compile_model
 from qseg.segmenters.contextual import BreakProbe, gap_rows, require_encoder
@@ -114,6 +115,12 @@ class BreakModel:
     """The segmentation style of a model trained on two kinds of query (the domain input):
     one of the kinds (its conventions for every query), or ``auto``: each query's kind as the
     domain model infers it, as in training (:meth:`with_style`)."""
+    adapted: AdaptedParts | None = field(default=None, compare=False)
+    """What adapting added to a base model (:mod:`.adaptation`), for a model adapted to a
+    domain's annotations: what its file holds besides the name of its base."""
+    origin: dict[str, Any] | None = field(default=None, compare=False)
+    """Where the model was loaded from (a shipped model's name and kind, or a file's path,
+    and the file's SHA-256): how a model adapted from it names its base."""
     compiled: bool = field(default=True, compare=False)
     """Whether queries the compiled kernel covers go through it (:mod:`.compiled`); ``False``
     keeps every query on the Python path, the reference the kernel is tested against."""
@@ -143,6 +150,35 @@ class BreakModel:
                 "(joint, features, embeddings)"
             )
         return self.spec_text
+
+    def adapted_by(self, parts: AdaptedParts) -> BreakModel:
+        """This model with what adapting it learnt (:mod:`.adaptation`): the one way both a
+        fitted adaptation and a loaded file become a segmenter."""
+        if not isinstance(self.gap_model, TreeEnsemble):
+            raise QsegError("only a model with boosted trees can be adapted")
+        fresh = parts.adaptation.start == "fresh"
+        lexicon = self.lexicon
+        if lexicon is not None and parts.lexicon is not None:
+            lexicon = (
+                parts.lexicon if fresh else lexicon.merged(parts.lexicon, parts.adaptation.weight)
+            )
+        joint, ranker = self.joint, self.ranker
+        if joint is not None and parts.joint_trees is not None:
+            joint = parts.joint_trees if fresh else joint.extended(parts.joint_trees)
+        if ranker is not None and parts.ranker_trees is not None:
+            ranker = parts.ranker_trees if fresh else ranker.extended(parts.ranker_trees)
+        gap = parts.gap_trees if fresh else self.gap_model.extended(parts.gap_trees)
+        return replace(
+            self,
+            spec_text=None,
+            gap_model=gap,
+            joint=joint,
+            ranker=ranker,
+            lexicon=lexicon,
+            phrases=merged_phrases(self.phrases, parts.phrase_counts, parts.adaptation),
+            adapted=parts,
+            origin=None,
+        )
 
     @property
     def inputs(self) -> Inputs:

@@ -39,7 +39,9 @@ class Lexicon:
     """Break rates per left word, right word and word pair, smoothed toward the prior."""
 
     prior: float
-    tables: tuple[dict[str, tuple[float, int]], ...]
+    tables: tuple[dict[str, tuple[float, float]], ...]
+    """Left word, right word, word pair -> (sum of break shares, count); a merged lexicon's
+    counts are weighted sums (:meth:`merged`)."""
 
     @classmethod
     def learn(cls, keys: Sequence[tuple[str, str, str]], rates: np.ndarray) -> Lexicon:
@@ -50,8 +52,31 @@ class Lexicon:
                 entry[0] += float(rate)
                 entry[1] += 1
         prior = float(rates.mean()) if len(rates) else 0.5
-        frozen = tuple({k: (v[0], int(v[1])) for k, v in t.items()} for t in tables)
+        frozen: tuple[dict[str, tuple[float, float]], ...] = tuple(
+            {k: (v[0], int(v[1])) for k, v in t.items()} for t in tables
+        )
         return cls(prior, frozen)
+
+    @property
+    def gaps(self) -> float:
+        """The (weighted) number of gaps it was learnt from: each has one left word."""
+        return float(sum(count for _, count in self.tables[0].values()))
+
+    def merged(self, other: Lexicon, weight: float) -> Lexicon:
+        """This lexicon with ``other``'s sums and counts added, each times ``weight``: a
+        base model's lexicon with what a domain's annotations teach (:mod:`.adaptation`)."""
+        tables = []
+        for own, more in zip(self.tables, other.tables, strict=True):
+            table = dict(own)
+            for key, (total, count) in more.items():
+                before = table.get(key, (0.0, 0.0))
+                table[key] = (before[0] + weight * total, before[1] + weight * count)
+            tables.append(table)
+        mine, theirs = self.gaps, weight * other.gaps
+        prior = (
+            (self.prior * mine + other.prior * theirs) / (mine + theirs) if theirs else self.prior
+        )
+        return Lexicon(prior, tuple(tables))
 
     def encode(self, keys: Sequence[tuple[str, str, str]]) -> np.ndarray:
         """One row of :data:`LEXICON_FEATURES` per gap."""
@@ -80,7 +105,7 @@ class Lexicon:
         for table in tables:
             if not isinstance(table, dict):
                 raise ValueError("a lexicon table maps keys to [break sum, count]")
-            entries = {}
+            entries: dict[str, tuple[float, float]] = {}
             for key, value in table.items():
                 if (
                     type(value) is not list
@@ -103,6 +128,15 @@ def phrase_rates(
     queries: Sequence[tuple[str, ...]], dists: Sequence[Mapping[tuple[int, ...], float]]
 ) -> dict[str, float]:
     """Multiword n-gram -> share of its occurrences in queries that annotators made a segment."""
+    return {
+        k: (made + 0.05) / (seen + 0.1) for k, (made, seen) in phrase_counts(queries, dists).items()
+    }
+
+
+def phrase_counts(
+    queries: Sequence[tuple[str, ...]], dists: Sequence[Mapping[tuple[int, ...], float]]
+) -> dict[str, tuple[float, int]]:
+    """Multiword n-gram -> (share of votes making it a segment, summed; its occurrences)."""
     as_segment: dict[str, float] = defaultdict(float)
     seen: dict[str, int] = defaultdict(int)
     for words, dist in zip(queries, dists, strict=True):
@@ -114,7 +148,7 @@ def phrase_rates(
             for seg in Segmentation._trusted(words, breaks).segments:
                 if len(seg) > 1:
                     as_segment[" ".join(seg)] += share
-    return {k: (as_segment.get(k, 0.0) + 0.05) / (c + 0.1) for k, c in seen.items()}
+    return {k: (as_segment.get(k, 0.0), c) for k, c in seen.items()}
 
 
 def check_phrase_rates(data: Any) -> dict[str, float]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,12 @@ from qseg.query import Query, normalize
 from qseg.resources.bundle import Resources
 from qseg.resources.vectors import WordVectors
 from qseg.segmentation import Segmentation, Target, as_target, majority, target_words
+from qseg.segmenters.adaptation import (
+    Adaptation,
+    AdaptedParts,
+    ContinuedGapModel,
+    merged_phrases,
+)
 from qseg.segmenters.base import Errors
 from qseg.segmenters.break_model import (
     BreakModel,
@@ -59,7 +65,13 @@ from qseg.segmenters.joint import (
     softmax_objective,
     vote_grades,
 )
-from qseg.segmenters.lexicon import LEXICON_FEATURES, Lexicon, gap_keys, phrase_rates
+from qseg.segmenters.lexicon import (
+    LEXICON_FEATURES,
+    Lexicon,
+    gap_keys,
+    phrase_counts,
+    phrase_rates,
+)
 from qseg.segmenters.trainable import (
     GROUPS,
     LINEAR,
@@ -110,6 +122,9 @@ class BreakClassifier(BaseEstimator):
     ``boosting`` sizes the boosted trees, ``decoding`` chooses gap-by-gap or joint decoding
     (``None`` for each group: its defaults). ``inner_folds`` splits the training queries for
     the out-of-fold lexicon, probe and gap probabilities the joint decoder learns from.
+    ``base``: a trained model to adapt to the training queries instead of learning from
+    them alone (:mod:`.adaptation`; the inputs and decoding must be the base's, ``boosting``
+    sizes the trees added, ``adaptation`` how much the queries weigh beside the base).
     The methods ``joint``, ``features`` and ``embeddings`` of the registry are presets of it
     (:mod:`.trainable`). Fitted state ends in ``_``.
     """
@@ -125,6 +140,8 @@ class BreakClassifier(BaseEstimator):
         inner_folds: int = 5,
         random_state: int = 0,
         n_jobs: int = 1,
+        base: BreakModel | None = None,
+        adaptation: Adaptation | None = None,
     ) -> None:
         self.resources = resources
         self.inputs = inputs
@@ -134,6 +151,8 @@ class BreakClassifier(BaseEstimator):
         self.inner_folds = inner_folds
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.base = base
+        self.adaptation = adaptation
 
     # -- settings ------------------------------------------------------------------------
 
@@ -166,7 +185,10 @@ class BreakClassifier(BaseEstimator):
         return spec
 
     def _check_params(self) -> None:
-        check_settings(self.get_params())
+        params = self.get_params()
+        check_settings(params)
+        if self.base is not None:
+            check_base(self.base, params)
 
     @property
     def _needs_source(self) -> bool:
@@ -190,10 +212,15 @@ class BreakClassifier(BaseEstimator):
     def _resolve_resources(self) -> None:
         """Take the counts, titles, names and vectors in use from ``resources`` (built-in
         ones where not given) and record what they are (:attr:`resources_`)."""
+        self.source_: FeatureSource | None = None
+        self.vectors_: WordVectors | None = None
+        if self.base is not None:  # the base's own, whatever was given
+            self.source_, self.vectors_ = self.base.source, self.base.vectors
+            self.resources_ = dict(self.base.resources)
+            return
         resources = self.resources or Resources()
         inputs = self._in
         record: dict[str, dict[str, Any] | None] = {}
-        self.source_: FeatureSource | None = None
         if self._needs_source:
             counts, words = resources.require_ngrams(), resources.require_words()
             titles = resources.optional_titles() if inputs.titles else None
@@ -209,7 +236,6 @@ class BreakClassifier(BaseEstimator):
                 record["titles"] = _describe(titles, resources.titles is None)
             if names is not None:
                 record["names"] = _describe(names, resources.names is None)
-        self.vectors_: WordVectors | None = None
         if inputs.word_vectors:
             self.vectors_ = resources.require_vectors()
             record["vectors"] = _describe(self.vectors_, resources.vectors is None)
@@ -230,7 +256,11 @@ class BreakClassifier(BaseEstimator):
 
     def _gap_model(
         self, x: np.ndarray, rates: np.ndarray, weights: np.ndarray | None, fold: int
-    ) -> TreeGapModel | LinearGapModel:
+    ) -> TreeGapModel | LinearGapModel | ContinuedGapModel:
+        if self.base is not None and self._adaptation.start == "continue":
+            assert isinstance(self.base.gap_model, TreeEnsemble)  # (check_base)
+            params = self._tree_params(fold)
+            return ContinuedGapModel.fit(self.base.gap_model, x, rates, params, weights)
         if self.classifier in LINEAR:
             loss = "hinge" if self.classifier == "svm" else "logistic"
             return LinearGapModel.fit(x, rates, self.random_state, weights, loss=loss)
@@ -240,8 +270,9 @@ class BreakClassifier(BaseEstimator):
 
     def training_stages(self) -> list[str]:
         """The stages :meth:`fit` goes through, in order (what it reports to ``progress``)."""
-        contextual = ["contextual probe"] if self._in.contextual else []
-        domain = ["domain"] if self._in.domain else []
+        learnt = self.base is None  # (adapting: the base's probe and domain as they are)
+        contextual = ["contextual probe"] if self._in.contextual and learnt else []
+        domain = ["domain"] if self._in.domain and learnt else []
         stages = ["features", *contextual, *domain, "gap model"]
         if self._decoding.joint:
             stages += [f"inner fold {k}/{self.inner_folds}" for k in range(1, self.inner_folds + 1)]
@@ -274,7 +305,11 @@ class BreakClassifier(BaseEstimator):
         targets = [as_target(t, i) for i, t in enumerate(y)]
         if len(words) != len(targets):
             raise QsegError(f"{len(words)} queries but {len(targets)} segmentations")
-        if self._in.domain and (domains is None or len(domains) != len(words)):
+        if (
+            self._in.domain
+            and self.base is None
+            and (domains is None or len(domains) != len(words))
+        ):
             raise QsegError("inputs.domain needs fit(domains=...): each query's kind")
         weights = None
         if sample_weight is not None:  # (none: every loss exactly as without weights)
@@ -328,10 +363,14 @@ class BreakClassifier(BaseEstimator):
         self.joint_: Any = None
         self.ranker_: Any = None
         self.phrases_: dict[str, float] = {}
+        self.n_queries_ = len(words)
+        self.phrase_counts_ = phrase_counts(words, dists) if self.base is not None else {}
         if self._decoding.joint:
             assert tables is not None
             kinds = np.zeros(len(words), dtype=np.float32)  # each query's out-of-fold kind
-            if self._in.domain:
+            if self._in.domain and self.base is not None:
+                kinds = self.base._kinds(words)  # type: ignore[assignment]  # (domain input)
+            elif self._in.domain:
                 column = columns[[s.stage for s in stacked].index("domain")][:, 0]
                 kinds[query_of_gap] = column  # (the same value at each of a query's gaps)
             self._fit_joint(
@@ -357,6 +396,8 @@ class BreakClassifier(BaseEstimator):
         def gaps(queries: np.ndarray) -> np.ndarray:
             return np.isin(query_of_gap, queries)
 
+        if self.base is not None:
+            return self._base_inputs(words, keys, rates, query_of_gap)
         stacked = []
         self.probe_: BreakProbe | None = None
         if self._in.contextual:
@@ -401,10 +442,74 @@ class BreakClassifier(BaseEstimator):
             self.lexicon_ = Lexicon.learn(keys, rates)
         return stacked
 
+    def _base_inputs(
+        self,
+        words: Sequence[tuple[str, ...]],
+        keys: Sequence[tuple[str, str, str]],
+        rates: np.ndarray,
+        query_of_gap: np.ndarray,
+    ) -> list[StackedInput]:
+        """:meth:`_stacked_inputs` when adapting a base model: its probe and domain inputs as
+        they are (fixed: what the base's trees were trained on), and its lexicon with the
+        training queries' break rates added (:meth:`.lexicon.Lexicon.merged`), out of fold."""
+        base = self.base
+        assert base is not None
+        self.probe_, self.domain_ = base.probe, base.domain
+
+        def fixed(column: np.ndarray) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+            return lambda train, held: column[np.isin(query_of_gap, held)]
+
+        stacked = []
+        if base.probe is not None:
+            scores = base.probe.score(gap_rows(require_encoder(), words))
+            stacked.append(StackedInput(None, 1, fixed(scores.reshape(-1, 1))))
+        if base.domain is not None:
+            kinds = base._kinds(words)
+            assert kinds is not None
+            stacked.append(StackedInput(None, 1, fixed(kinds[query_of_gap].reshape(-1, 1))))
+        self.lexicon_ = None
+        self.domain_lexicon_: Lexicon | None = None
+        if base.lexicon is not None:
+            weight = self._adaptation.weight
+            fresh = self._adaptation.start == "fresh"
+
+            def lexicon(train: np.ndarray, held: np.ndarray) -> np.ndarray:
+                inside = np.flatnonzero(np.isin(query_of_gap, train)).tolist()
+                learned = Lexicon.learn([keys[i] for i in inside], rates[inside])
+                if not fresh:
+                    learned = base.lexicon.merged(learned, weight)  # type: ignore[union-attr]
+                held_gaps = np.flatnonzero(np.isin(query_of_gap, held)).tolist()
+                return learned.encode([keys[i] for i in held_gaps])
+
+            stacked.append(StackedInput(None, len(LEXICON_FEATURES), lexicon))
+            self.domain_lexicon_ = Lexicon.learn(keys, rates)
+        return stacked
+
+    def _start(self, scorer: TreeEnsemble | None, rows: np.ndarray) -> np.ndarray | None:
+        """Where a joint scorer's boosting starts on candidate ``rows``: the base's
+        ``scorer``'s margins when continuing a base model, else nowhere."""
+        if scorer is None or self._adaptation.start != "continue":
+            return None
+        return scorer.margins(rows)
+
+    @property
+    def _adaptation(self) -> Adaptation:
+        return self.adaptation or Adaptation()
+
+    def _phrase_rates(
+        self, words: Sequence[tuple[str, ...]], dists: Sequence[Mapping[tuple[int, ...], float]]
+    ) -> dict[str, float]:
+        """The phrase rates of these queries (merged with the base's, when adapting)."""
+        if self.base is None:
+            return phrase_rates(words, dists)
+        return merged_phrases(self.base.phrases, phrase_counts(words, dists), self._adaptation)
+
     def _frozen(self) -> BreakModel:
         """The learned state as the model segments with it: trees as arrays."""
         gap = self.gap_model_
-        params = {k: v for k, v in self.get_params().items() if k != "resources"}
+        if self.base is not None:
+            return self._adapted()
+        params = {k: v for k, v in self.get_params().items() if k not in _NOT_SAVED}
         return BreakModel(
             spec_text=spec_of(params),
             params=params,
@@ -414,9 +519,9 @@ class BreakClassifier(BaseEstimator):
             domain=self.domain_,
             lexicon=self.lexicon_,
             gap_model=(
-                TreeEnsemble.from_booster(gap.booster, logistic=True)
-                if isinstance(gap, TreeGapModel)
-                else gap
+                gap
+                if isinstance(gap, LinearGapModel)
+                else TreeEnsemble.from_booster(gap.booster, logistic=True)
             ),
             joint=TreeEnsemble.from_booster(self.joint_, logistic=False) if self.joint_ else None,
             ranker=(
@@ -427,6 +532,32 @@ class BreakClassifier(BaseEstimator):
             tagged=self.tagged_,
             resources=self.resources_,
         )
+
+    def _adapted(self) -> BreakModel:
+        """The base model with what adapting it learnt (:func:`.adaptation.adapted_model`)."""
+        gap = self.gap_model_
+        assert self.base is not None and isinstance(gap, ContinuedGapModel | TreeGapModel)
+        if self.base.origin is None:
+            raise QsegError(
+                "the base model was never saved: an adapted model names its base's file, so "
+                "save the base (qseg.models.save) and adapt the model loaded from it"
+            )
+
+        def trees(booster: Any) -> TreeEnsemble | None:
+            return TreeEnsemble.from_booster(booster, logistic=False) if booster else None
+
+        parts = AdaptedParts(
+            origin=self.base.origin,
+            adaptation=self._adaptation,
+            gap_trees=TreeEnsemble.from_booster(gap.booster, logistic=True),
+            joint_trees=trees(self.joint_),
+            ranker_trees=trees(self.ranker_),
+            lexicon=self.domain_lexicon_,
+            phrase_counts=self.phrase_counts_,
+            queries=self.n_queries_,
+            boosting=asdict(self._trees),
+        )
+        return self.base.adapted_by(parts)
 
     def _fit_joint(
         self,
@@ -461,7 +592,7 @@ class BreakClassifier(BaseEstimator):
             x = np.hstack([base, *learnt])
             model = self._gap_model(x[inside], rates[inside], inner, fold)
             p[outside] = model.predict(x[outside])
-            rates_of = phrase_rates([words[i] for i in train], [dists[i] for i in train])
+            rates_of = self._phrase_rates([words[i] for i in train], [dists[i] for i in train])
             for i in held:
                 phrases[i] = rates_of
             done(f"inner fold {fold}/{len(folds)}")
@@ -493,8 +624,12 @@ class BreakClassifier(BaseEstimator):
         }
         row_weights = None if weights is None else np.repeat(weights[chosen], np.diff(bounds))
         objective = softmax_objective(bounds, np.concatenate(targets), row_weights)
+        start = self._start(self.base.joint if self.base is not None else None, rows)
         self.joint_ = xgb.train(
-            {**params, "base_score": 0.0}, xgb.DMatrix(rows), trees.n_estimators, obj=objective
+            {**params, "base_score": 0.0},
+            xgb.DMatrix(rows, base_margin=start),
+            trees.n_estimators,
+            obj=objective,
         )
         done("joint scorer")
         if decoding.rank_votes:
@@ -506,10 +641,13 @@ class BreakClassifier(BaseEstimator):
                 "lambdarank_num_pair_per_sample": 4,
             }
             group_weights = None if weights is None else weights[chosen]
-            ranked = xgb.DMatrix(rows, label=grades, qid=query, weight=group_weights)
+            start = self._start(self.base.ranker if self.base is not None else None, rows)
+            ranked = xgb.DMatrix(
+                rows, label=grades, qid=query, weight=group_weights, base_margin=start
+            )
             self.ranker_ = xgb.train({**params, **ranking}, ranked, trees.n_estimators)
             done("vote ranker")
-        self.phrases_ = phrase_rates(words, dists)
+        self.phrases_ = self._phrase_rates(words, dists)
 
     # -- the segmenter protocol, through the fitted model --------------------------------
 
@@ -604,6 +742,33 @@ class BreakClassifier(BaseEstimator):
                 known = ", ".join(f.name for f in fields(current))
                 raise QsegError(f"{key}: {group} has no field {name!r} ({known})") from None
         return super().set_params(**plain)
+
+
+_NOT_SAVED = ("resources", "base", "adaptation")
+"""Constructor parameters that are not the model's settings (a model file records the
+resources by fingerprint, and an adapted model its base by name)."""
+
+
+def check_base(base: Any, params: Mapping[str, Any]) -> None:
+    """Raise :class:`~qseg.errors.QsegError` unless ``base`` is a model the classifier with
+    ``params`` can adapt: a trained joint model of boosted trees, with the same inputs and
+    decoding."""
+    if not isinstance(base, BreakModel):
+        raise QsegError(
+            f"the base must be a trained model (a BreakModel), not {type(base).__name__}"
+        )
+    if not isinstance(base.gap_model, TreeEnsemble) or base.joint is None:
+        raise QsegError(
+            "only a model of boosted trees with joint decoding can be adapted "
+            f"({base.spec_text or 'this one'} is not)"
+        )
+    for group in ("inputs", "decoding"):
+        if (params.get(group) or GROUPS[group]()) != (base.params.get(group) or GROUPS[group]()):
+            raise QsegError(f"an adapted model keeps its base's {group}: give the base's")
+    if base.tagged:
+        raise QsegError(
+            "the base was trained with part-of-speech tags: adapting it is not supported"
+        )
 
 
 def _describe(resource: Any, builtin: bool) -> dict[str, Any] | None:

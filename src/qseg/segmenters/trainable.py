@@ -75,6 +75,10 @@ class Decoding:
     retrieves nothing."""
 
 
+STARTS = ("continue", "fresh")
+"""Where a model adapted from a base starts (:attr:`.adaptation.Adaptation.start`)."""
+
+
 def needed_resources(inputs: Inputs, decoding: Decoding) -> set[str]:
     """The resources a classifier with these inputs and decoding takes (and a model of it
     records): n-gram and word counts and titles for the gap features and joint decoding,

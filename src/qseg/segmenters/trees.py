@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import io
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -69,7 +69,7 @@ class TreeEnsemble:
             parts["value"].append(np.asarray(tree["split_conditions"], dtype=np.float32))
             parts["default_left"].append(np.asarray(tree["default_left"], dtype=np.uint8))
             offset += len(left)
-        arrays = {k: np.concatenate(v).astype(_ARRAYS[k]) for k, v in parts.items()}
+        arrays = {k: np.concatenate([*v, []]).astype(_ARRAYS[k]) for k, v in parts.items()}
         return cls(
             roots=np.asarray(roots, dtype=np.int32),
             base=float(np.float32(base)),
@@ -93,6 +93,46 @@ class TreeEnsemble:
             self.default_left,
             self.base,
             self.logistic,
+        )
+
+    def margins(self, x: np.ndarray) -> np.ndarray:
+        """One margin per row of ``x`` (the base plus every tree's leaf, before any logistic):
+        what trees boosted further from this ensemble start from."""
+        return replace(self, logistic=False).predict(x)
+
+    def emptied(self) -> TreeEnsemble:
+        """No trees on the same features: what extends an ensemble by nothing."""
+        nodes = np.zeros(0, dtype=np.int32)
+        return replace(
+            self,
+            roots=nodes,
+            left=nodes,
+            right=nodes,
+            feature=nodes,
+            value=np.zeros(0, dtype=np.float32),
+            default_left=np.zeros(0, dtype=np.uint8),
+        )
+
+    def extended(self, more: TreeEnsemble) -> TreeEnsemble:
+        """This ensemble with the trees of ``more`` after its own (``more``'s base left out):
+        boosting continued from this one's margins, as one ensemble."""
+        if more.n_features != self.n_features:
+            raise ValueError(
+                f"trees on {more.n_features} features cannot extend trees on {self.n_features}"
+            )
+        offset = len(self.left)
+
+        def moved(children: np.ndarray) -> np.ndarray:
+            return np.where(children >= 0, children + offset, -1).astype(np.int32)
+
+        return replace(
+            self,
+            roots=np.r_[self.roots, more.roots + offset].astype(np.int32),
+            left=np.r_[self.left, moved(more.left)],
+            right=np.r_[self.right, moved(more.right)],
+            feature=np.r_[self.feature, more.feature].astype(np.int32),
+            value=np.r_[self.value, more.value].astype(np.float32),
+            default_left=np.r_[self.default_left, more.default_left].astype(np.uint8),
         )
 
     def to_bytes(self) -> bytes:
