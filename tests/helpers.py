@@ -76,6 +76,20 @@ def _in_process(argv: list[str], data: bytes) -> subprocess.CompletedProcess:
     )
 
 
+def adapted_default(folder: Path) -> Path:
+    """The shipped default adapted to 60 toy queries (3 folds), saved in ``folder`` once: an
+    adapted model file for the tests of every interface that takes a method."""
+    import toy
+
+    import qseg as qs
+    from qseg.models import save
+
+    path = folder / "adapted.qseg"
+    if not path.is_file():
+        save(qs.adapt("default", list(toy.gold(60)), folds=3), path)
+    return path
+
+
 def build_env() -> dict[str, str]:
     """What the tests that compile the package (the sdist's wheel, the Dockerfile's build) add
     to the environment: the kernels unoptimised (these test that it builds, not its speed),

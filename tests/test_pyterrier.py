@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import SHARED
-from helpers import out, qseg
+from helpers import adapted_default, out, qseg
 
 pt = pytest.importorskip("pyterrier", reason="the pyterrier extra is not installed")
 pd = pytest.importorskip("pandas")
@@ -52,6 +52,14 @@ def test_the_rewriter_keeps_the_original_and_reset_restores_it():
     assert list(restored["query"]) == list(frame["query"]) and "query_0" not in restored
     twice = (QsegRewriter("naive") >> QsegRewriter("naive", "terrier"))(frame)
     assert list(twice["query_1"]) == list(frame["query"])
+
+
+def test_an_adapted_model_rewrites_as_qseg_segment_formats(tmp_path):
+    adapted = str(adapted_default(tmp_path))
+    frame = pd.DataFrame({"qid": ["1", "2"], "query": ["containers for food", "c++ books"]})
+    rewritten = QsegRewriter(adapted, "terrier")(frame)
+    printed = out(qseg("segment", "--method", adapted, "--format", "terrier", *frame["query"]))
+    assert list(rewritten["query"]) == printed.splitlines()
 
 
 def test_bad_frames_are_named():

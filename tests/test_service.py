@@ -20,7 +20,7 @@ from typing import Annotated
 
 import pytest
 from conftest import webis_file
-from helpers import Server, assert_one_line_error, out, qseg
+from helpers import Server, adapted_default, assert_one_line_error, out, qseg
 
 httpx = pytest.importorskip("httpx", reason="the service needs the serve extra")
 pytest.importorskip("fastapi", reason="the service needs the serve extra")
@@ -114,6 +114,24 @@ def test_the_default_is_the_first_served_with_its_fingerprint(server):
     assert listed["methods"][0]["metadata"]["shipped"].startswith("qseg-default-v")
     assert listed["methods"][1]["metadata"]["kind"] == "method"
     assert listed["limits"] == LIMITS
+
+
+def test_an_adapted_model_is_served_as_qseg_segment_answers_and_describes_its_base(
+    tmp_path_factory,
+):
+    adapted = adapted_default(tmp_path_factory.mktemp("adapted"))
+    queries = webis_queries(20)
+    running = Server("--method", str(adapted))
+    try:
+        answer = running.http.post("/segment", json={"queries": queries, "format": "quoted"})
+        printed = out(qseg("segment", "--method", adapted, "--format", "quoted", *queries))
+        assert answer.status_code == 200 and answer.json()["text"] == printed
+        (listed,) = running.http.get("/methods").json()["methods"]
+        base = listed["metadata"]["base"]
+        assert listed["metadata"]["kind"] == "adapted model" and listed["metadata"]["queries"] == 60
+        assert base["model"].startswith("qseg-default-v") and base["kind"] == "web"
+    finally:
+        assert "Traceback" not in running.stop()
 
 
 def test_k_best_and_nested_are_the_command_lines(server):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import webis_file
-from helpers import assert_one_line_error, out, qseg
+from helpers import adapted_default, assert_one_line_error, out, qseg
 
 pytest.importorskip("pyspark", reason="the spark extra is not installed")
 if shutil.which("java") is None:
@@ -116,10 +116,14 @@ def test_a_jvm_that_cannot_start_is_one_line_and_leaves_nothing(tmp_path):
     assert list(scratch.iterdir()) == [] and not (tmp_path / "o").exists()
 
 
-@pytest.mark.parametrize(("method", "fmt", "k"), [("default", "json", 1), ("wiki", "lucene", 2)])
+@pytest.mark.parametrize(
+    ("method", "fmt", "k"), [("default", "json", 1), ("wiki", "lucene", 2), ("adapted", "json", 2)]
+)
 def test_files_in_order_with_the_segmenter_opened_once_per_worker(
     session, tmp_path, lines, method, fmt, k
 ):
+    if method == "adapted":  # a model adapted from the default: a model file like any other
+        method = str(adapted_default(tmp_path))
     inputs = write_parts(tmp_path / "in", lines, 6)
     segmenter = open_segmenter(method)
     syntax = None

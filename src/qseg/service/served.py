@@ -19,7 +19,7 @@ from qseg.errors import QsegError
 from qseg.evaluation.provenance import file_fingerprint
 from qseg.models import DEFAULT, open_segmenter
 from qseg.models.catalog import shipped_model
-from qseg.models.format import RoutedFile, read_file, read_model
+from qseg.models.format import AdaptedFile, RoutedFile, read_file, read_model
 from qseg.resources.default import build_tag
 from qseg.segmenters.base import Segmenter
 
@@ -107,8 +107,18 @@ def _identity(name: str, segmenter: Segmenter) -> tuple[str, dict[str, Any]]:
 
 def _model_metadata(path: Path) -> dict[str, Any]:
     """What a model file records of itself: its method, release, format and resources (a
-    routed file: each kind's model's method, the resources they share, kinds and style)."""
+    routed file: each kind's model's method, the resources they share, kinds and style; an
+    adapted one: its base, how it was adapted and to how many queries)."""
     file = read_file(path)
+    if isinstance(file, AdaptedFile):
+        return {
+            "kind": "adapted model",
+            "base": file.base,
+            "start": file.meta["adaptation"]["start"],
+            "queries": file.meta["queries"],
+            "qseg": file.meta["qseg"],
+            "format_version": file.meta["version"],
+        }
     if not isinstance(file, RoutedFile):
         meta = file.meta
         return {
