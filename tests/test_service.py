@@ -134,6 +134,21 @@ def test_an_adapted_model_is_served_as_qseg_segment_answers_and_describes_its_ba
         assert "Traceback" not in running.stop()
 
 
+def test_the_web_style_logs_once_that_product_queries_fit_the_product_style():
+    from test_styles import product_queries
+
+    queries = product_queries(600)
+    running = Server()
+    try:
+        for start in range(0, len(queries), 100):
+            answer = running.http.post("/segment", json={"queries": queries[start : start + 100]})
+            assert answer.status_code == 200
+    finally:
+        err = running.stop()
+    notes = [line for line in err.splitlines() if "qseg: note:" in line]
+    assert len(notes) == 1 and "default(style=product) segments them" in notes[0], err
+
+
 def test_k_best_and_nested_are_the_command_lines(server):
     query = "new york yankees tickets"
     body = post(server, {"queries": [query], "method": WIKI, "k": 3, "format": "json"}).json()

@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import pickle
 import sys
+import warnings
 
 import numpy as np
 import pytest
 import toy
+from conftest import SHARED, webis_file
 from helpers import out, qseg
 
 import qseg as api
 from qseg import models
+from qseg.segmenters.routing import HINT_QUERIES
 
 
 def test_the_style_fixes_the_kind_the_model_is_given():
@@ -122,3 +125,38 @@ def test_without_the_encoder_the_opt_in_is_a_one_line_error(monkeypatch):
     assert api.segmenter("default").segment("containers for food")  # the default needs none
     monkeypatch.undo()
     require_encoder.cache_clear()
+
+
+def product_queries(count: int) -> list[str]:
+    import json
+
+    path = SHARED / "data" / "queryner" / "train.jsonl"
+    if not path.is_file():
+        pytest.skip(f"QueryNER not found at {path} (../shared is absent)")
+    lines = path.read_text(encoding="utf-8").splitlines()[:count]
+    return [" ".join(json.loads(line)["tokens"]) for line in lines]
+
+
+def test_the_web_style_says_once_when_it_is_given_product_queries():
+    queries = product_queries(HINT_QUERIES + 100)
+    model = api.segmenter("default")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        answers = list(model.segment_many(queries))
+        answers += [model.segment(q) for q in queries[:20]]
+    hints = [w for w in caught if issubclass(w.category, api.StyleHint)]
+    assert len(hints) == 1 and "default(style=product) segments them" in str(hints[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a silenced hint, and a model that has said it
+        quiet = api.segmenter("default")
+        warnings.filterwarnings("ignore", category=api.StyleHint)
+        assert list(quiet.segment_many(queries)) + [quiet.segment(q) for q in queries[:20]] == (
+            answers
+        )
+    printed = qseg("segment", stdin="".join(f"{q}\n" for q in queries))
+    notes = printed.stderr.decode().splitlines()
+    assert [n for n in notes if n.startswith("qseg: note:")] == [f"qseg: note: {hints[0].message}"]
+    web = qseg("segment", stdin=webis_file("webis-qsec-10-training-set-queries.txt").read_bytes())
+    assert b"note" not in web.stderr and out(web)
+    few = qseg("segment", *queries[: HINT_QUERIES - 1])  # too few to tell
+    assert b"note" not in few.stderr

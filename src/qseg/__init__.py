@@ -22,6 +22,7 @@ from qseg.errors import (
     PathError,
     QsegError,
     RandomModelError,
+    StyleHint,
     extras_named,
 )
 from qseg.fileio import StrPath
@@ -58,6 +59,7 @@ __all__ = [
     "Segmenter",
     "SpecError",
     "StoreError",
+    "StyleHint",
     "adapt",
     "normalize",
     "segment",

@@ -50,6 +50,12 @@ class InputError(DataError):
         super().__init__(f"{where}: {message}")
 
 
+class StyleHint(UserWarning):
+    """A model answering in one style (the default's web style) is given queries that are
+    mostly of another kind, whose style fits them better: said once a model, the answers
+    unchanged. Silence it with ``warnings.filterwarnings("ignore", category=qseg.StyleHint)``."""
+
+
 EXTRAS = {
     "duckdb": "build",
     "pyarrow": "build",

@@ -14,14 +14,15 @@ import argparse
 import difflib
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 from importlib import import_module
-from typing import IO, Any
+from typing import IO, Any, TextIO
 
 from qseg import signals
 from qseg._version import VERSION
 from qseg.cli.wording import for_command_line
-from qseg.errors import DataError, QsegError, missing_extra
+from qseg.errors import DataError, QsegError, StyleHint, missing_extra
 
 EXIT_USAGE = 2
 """A bad argument, option, spec or path given (argparse's status too)."""
@@ -129,6 +130,25 @@ def _flush_before_error(out: _Output) -> None:
         _drop_stdout()
 
 
+_shown = warnings.showwarning
+
+
+def _noted(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """A :class:`~qseg.errors.StyleHint` as the command line says things: one line
+    ``qseg: note: ...`` on stderr; any other warning as Python shows it."""
+    if issubclass(category, StyleHint):
+        print(f"qseg: note: {message}", file=sys.stderr)
+        return
+    _shown(message, category, filename, lineno, file, line)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -139,7 +159,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser(argv).parse_args(argv)  # a command's options may need its extra
         signals.install()
-        args.run(args, out)
+        with warnings.catch_warnings():
+            warnings.showwarning = _noted
+            args.run(args, out)
         out.flush()
     except _OutputFailed as exc:
         _drop_stdout()

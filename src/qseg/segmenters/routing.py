@@ -10,13 +10,14 @@ model (``style=web``, ``style=product``).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
 
-from qseg.errors import QsegError
+from qseg.errors import QsegError, StyleHint
 from qseg.query import Query, normalize
 from qseg.segmentation import Segmentation
 from qseg.segmenters._joint_kernel import DomainKernel
@@ -26,6 +27,24 @@ from qseg.segmenters.compiled import domain_kernel
 from qseg.segmenters.domain import DomainModel
 
 AUTO = "auto"
+HINT_QUERIES = 500
+"""The queries a model in a fixed style looks at before saying whether another style fits
+them (:class:`~qseg.errors.StyleHint`)."""
+HINT_SHARE = 0.8
+"""The share of them of another kind that makes it say so."""
+
+
+class KindWatch:
+    """What a routed model in a fixed style has seen of the first :data:`HINT_QUERIES`
+    queries it segmented: how many the router takes for each kind (then it says, once, if
+    another kind than its style's made :data:`HINT_SHARE` of them)."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+        self.done = False
+
+    def __getstate__(self) -> dict[str, object]:  # a copy elsewhere watches afresh
+        return {"counts": {}, "done": self.done}
 
 
 @dataclass(frozen=True)
@@ -45,6 +64,8 @@ class RoutedModel:
     """A model per kind with the contextual probe as well, saved beside ``models`` for those
     who opt in (:func:`qseg.models.load` with ``contextual=True`` segments with them); not
     loaded otherwise, as they need torch."""
+    watch: KindWatch = field(default_factory=KindWatch, compare=False, repr=False)
+    """The kinds of the first queries segmented in a fixed style (:meth:`_noticed`)."""
 
     def __post_init__(self) -> None:
         labels = set(self.router.labels)
@@ -88,7 +109,7 @@ class RoutedModel:
 
     def with_style(self, style: str, spec: str | None = None) -> RoutedModel:
         """This model segmenting in ``style`` (see :attr:`style`), known as ``spec``."""
-        return replace(self, style=style, spec_text=spec or self.spec_text)
+        return replace(self, style=style, spec_text=spec or self.spec_text, watch=KindWatch())
 
     def uncompiled(self) -> RoutedModel:
         """This router with every query of each kind on the Python path."""
@@ -100,10 +121,35 @@ class RoutedModel:
 
     def _kinds(self, words: Sequence[tuple[str, ...]]) -> list[str]:
         if self.style != AUTO:
+            if not self.watch.done:
+                self._noticed(words)
             return [self.style] * len(words)
         router = self._router
         first, other = self.router.labels
         return [other if router.predict(w) >= 0.5 else first for w in words]
+
+    def _noticed(self, words: Sequence[tuple[str, ...]]) -> None:
+        """Count the kinds the router gives the first :data:`HINT_QUERIES` queries; once
+        there, warn if another kind than the style's made :data:`HINT_SHARE` of them."""
+        watch = self.watch
+        first, other = self.router.labels
+        for w in words[: HINT_QUERIES - sum(watch.counts.values())]:
+            kind = other if self._router.predict(w) >= 0.5 else first
+            watch.counts[kind] = watch.counts.get(kind, 0) + 1
+        if sum(watch.counts.values()) < HINT_QUERIES:
+            return
+        watch.done = True
+        kind, count = max(watch.counts.items(), key=lambda item: item[1])
+        if kind != self.style and count >= HINT_SHARE * HINT_QUERIES:
+            name = (self.spec_text or "the model").split("(", 1)[0]
+            warnings.warn(
+                StyleHint(
+                    f"{count} of the first {HINT_QUERIES} queries look like {kind} queries: "
+                    f"{name}(style={kind}) segments them by {kind} search conventions ({name} "
+                    f"answers in the {self.style} style; the answers are unchanged)"
+                ),
+                stacklevel=2,
+            )
 
     @cached_property
     def _router(self) -> DomainKernel:

@@ -8,6 +8,8 @@ of :mod:`.settings`, the error table of :mod:`.errors`, the few middlewares of
 
 from __future__ import annotations
 
+import logging
+import warnings
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
@@ -18,6 +20,7 @@ from fastapi.routing import APIRoute
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from qseg._version import VERSION
+from qseg.errors import StyleHint
 from qseg.service.access import Throttle
 from qseg.service.dependencies import ServiceState
 from qseg.service.errors import install_handlers
@@ -28,11 +31,29 @@ from qseg.service.served import ServedMethods, open_served
 from qseg.service.settings import Settings, load_settings
 
 
+def log_style_hints() -> None:
+    """A :class:`~qseg.errors.StyleHint` (once a served model, in each worker) as a line of
+    the server's log, ``qseg: note: ...``; other warnings as Python shows them."""
+    shown = warnings.showwarning
+    if getattr(shown, "qseg_hints", False):
+        return
+
+    def logged(message: Any, category: type[Warning], *rest: Any, **named: Any) -> None:
+        if issubclass(category, StyleHint):
+            logging.getLogger("uvicorn.error").warning("qseg: note: %s", message)
+        else:
+            shown(message, category, *rest, **named)
+
+    logged.qseg_hints = True  # type: ignore[attr-defined]
+    warnings.showwarning = logged
+
+
 def create_app(settings: Settings | None = None, served: ServedMethods | None = None) -> FastAPI:
     """The application serving ``served`` (default: opened from ``settings.methods``) with
     ``settings`` (default: from the environment, ``QSEG_SERVE_*`` and ``QSEG_TOKEN``), with
     the annotation pages of ``settings.project`` if it names one."""
     settings = settings or load_settings()
+    log_style_hints()
     served = served if served is not None else open_served(settings.methods)
     state = ServiceState()
 
