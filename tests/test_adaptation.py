@@ -268,3 +268,51 @@ def test_the_python_api_takes_segmentations_or_a_file(base, tmp_path):
     assert from_list.predict(queries) == from_file.predict(queries)
     with pytest.raises(qs.QsegError, match="at least 10 annotated queries"):
         qs.adapt(base, [g.to_pipe() for g in gold[:5]], resources=toy.resources())
+
+
+def test_an_annotation_project_is_gold_each_annotator_a_vote(base, tmp_path):
+    from qseg.annotation.gold import read_annotated
+    from qseg.annotation.project import Project
+
+    gold = list({g.query: g for g in domain(80, 51)}.values())[:40]  # (a project's are distinct)
+    with Project.create(tmp_path / "p.db") as project:
+        lines = [f"q{i}\t{g.query}\n".encode() for i, g in enumerate(gold)]
+        project.add_queries(lines, "queries.txt")
+        for name in ("ann", "bob"):
+            project.add_annotator(name)
+        for i, g in enumerate(gold):
+            project.save("ann", f"q{i}", "flat", g.to_pipe())
+            other = g if i % 4 else Segmentation(g.words, (1,) * len(g.breaks))
+            project.save("bob", f"q{i}", "flat", other.to_pipe())
+    data = read_annotated(tmp_path / "p.db")
+    assert data.ids == [f"q{i}" for i in range(40)]
+    assert [sum(r.votes for r in t) for t in data.targets] == [2] * 40
+    assert data.targets[1][0].segmentation == gold[1] and len(data.targets[1]) == 1
+    target = tmp_path / "from-project.qseg"
+    done = qseg("train", "--from", base, "--gold", tmp_path / "p.db", *toy_files(tmp_path),
+                "--out", target, "--quiet")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(zipfile.ZipFile(target).read("meta.json"))["queries"] == 40
+    with Project.create(tmp_path / "empty.db"):
+        pass
+    empty = qseg("train", "--gold", tmp_path / "empty.db", "--out", tmp_path / "x.qseg")
+    assert_one_line_error(empty, "no flat answers yet", status=1)
+
+
+@pytest.mark.parametrize(
+    ("gold", "queries", "message"),
+    [
+        ("q1\tnew york|hotels\nq1\tnew york hotels\n", None, "gold.tsv:2: duplicate query id"),
+        ("q1\tnew york|hotels\n\nq2\tcheap|flights\n", None, "gold.tsv:2: expected 2"),
+        ("q1\tnew york|hotels\n", "q1\tnew york motels\n", "queries.tsv:1: query q1 is"),
+        ("q1\tnew york|hotels\n", "q1\tnew york hotels\nq2\tabc\n", "queries.tsv:2: 1 of its"),
+    ],
+)
+def test_gold_lines_that_cannot_be_trained_on_are_named(tmp_path, gold, queries, message):
+    (tmp_path / "gold.tsv").write_text(gold)
+    extra = []
+    if queries is not None:
+        (tmp_path / "queries.tsv").write_text(queries)
+        extra = ["--queries", tmp_path / "queries.tsv"]
+    done = qseg("train", "--gold", tmp_path / "gold.tsv", *extra, "--out", tmp_path / "m.qseg")
+    assert_one_line_error(done, message, status=1)

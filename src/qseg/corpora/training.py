@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from qseg.corpora.annotations import read_annotation_table
 from qseg.corpora.queryner import read_queryner
 from qseg.corpora.webis import aligned_tags, read_queries, read_references, read_tags
-from qseg.errors import QsegError
+from qseg.errors import InputError, QsegError
 from qseg.fileio import StrPath, read_lines
 from qseg.segmentation import Reference, Segmentation, Target, target_words
 
@@ -77,12 +77,21 @@ def read_training_data(
         chosen = read_queries(queries)
         missing = [k for k in chosen if k not in labels]
         if missing:
-            raise QsegError(
-                f"{len(missing)} queries have no gold segmentation, e.g. {missing[0]!r}"
+            raise InputError(
+                queries,
+                _line_of(queries, missing[0]),
+                f"{len(missing)} of its queries have no gold segmentation in {gold}, e.g. "
+                f"{missing[0]!r}",
             )
         for k, expected in chosen.items():
-            if target_words(labels[k]) != expected:
-                raise QsegError(f"query {k}: the gold segmentation is of another query")
+            found = target_words(labels[k])
+            if found != expected:
+                raise InputError(
+                    queries,
+                    _line_of(queries, k),
+                    f"query {k} is {' '.join(expected)!r}, but its gold segmentation in {gold} "
+                    f"is of {' '.join(found)!r}",
+                )
         ids = list(chosen)
     words = [target_words(labels[k]) for k in ids]
     tags = None
@@ -90,6 +99,11 @@ def read_training_data(
         tagged = read_tags(pos)
         tags = [aligned_tags(w, tagged.get(k)) for k, w in zip(ids, words, strict=True)]
     return TrainingData(ids, words, [labels[k] for k in ids], tags)
+
+
+def _line_of(path: StrPath, ident: str) -> int | None:
+    """The line of ``path`` (``id<TAB>...`` lines) that holds ``ident``."""
+    return next((n for n, line in read_lines(path) if line.split("\t", 1)[0] == ident), None)
 
 
 @dataclass
