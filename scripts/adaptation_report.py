@@ -35,8 +35,12 @@ import argparse  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from dataclasses import replace  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
 
 from qseg.corpora.queryner import read_queryner  # noqa: E402
 from qseg.corpora.webis import read_training_set  # noqa: E402
@@ -44,6 +48,7 @@ from qseg.evaluation.adaptation import (  # noqa: E402
     CurvePoint,
     Figures,
     curve_table,
+    figures,
     learning_curve,
     plot_curve,
 )
@@ -109,6 +114,163 @@ def measure_curve(name: str, shared: Path) -> dict[str, Any]:
     }
 
 
+DESIGN_FOLDS = (0, 1, 2)
+"""The folds of the learning curve the designs are measured on (their training samples are
+the curve's: the first of each fold's shuffled order)."""
+
+
+def designs(base: Any, kind: str, shared: Path) -> dict[str, Callable[..., Any]]:
+    """The designs compared: name -> fit(words, targets) -> a model that segments."""
+    from qseg.models.adapting import fit_adapted
+    from qseg.resources.bundle import Resources
+    from qseg.segmenters.adaptation import Adaptation
+    from qseg.segmenters.supervised import BreakClassifier
+    from qseg.segmenters.trainable import Boosting
+
+    params = base.params
+
+    def continued(boosting: Boosting, weight: float = 5.0, cls: type = BreakClassifier) -> Any:
+        def fit(words: Any, targets: Any) -> Any:
+            model = cls(
+                inputs=params["inputs"],
+                decoding=params["decoding"],
+                boosting=boosting,
+                base=base,
+                adaptation=Adaptation(weight=weight),
+            )
+            return model.fit(words, targets).model_
+
+        return fit
+
+    class FreshScorers(BreakClassifier):  # the gap model continued, the scorers trained anew
+        def _start(self, scorer: Any, rows: Any) -> Any:
+            return None
+
+    def fresh_scorers(words: Any, targets: Any) -> Any:
+        model = continued(Boosting(100, 4, 0.1), cls=FreshScorers)(words, targets)
+        parts = model.adapted
+        return replace(model, joint=parts.joint_trees, ranker=parts.ranker_trees)
+
+    own = corpus("webis" if kind == "web" else "queryner", shared)
+    own_words, own_targets = [target_words(t) for t in own.values()], list(own.values())
+    source = base.source
+    resources = Resources(titles=source.titles, names=source.names, vectors=base.vectors)
+
+    def pooled(weight: float) -> Callable[..., Any]:
+        def fit(words: Any, targets: Any) -> Any:
+            model = BreakClassifier(
+                resources,
+                inputs=params["inputs"],
+                decoding=params["decoding"],
+                boosting=params["boosting"],
+            )
+            weights = [1.0] * len(own_words) + [weight] * len(words)
+            return model.fit(
+                [*own_words, *words], [*own_targets, *targets], sample_weight=weights
+            ).model_
+
+        return fit
+
+    return {
+        "the base as it is": lambda words, targets: base,
+        "continued, 100 trees of depth 4 each (qseg's continue)": continued(Boosting(100, 4, 0.1)),
+        "continued, 300 trees of depth 5 each": continued(Boosting(300, 5, 0.1)),
+        "continued, annotated gaps weighing 1 in the lexicon": continued(
+            Boosting(100, 4, 0.1), 1.0
+        ),
+        "continued, annotated gaps weighing 20 in the lexicon": continued(
+            Boosting(100, 4, 0.1), 20.0
+        ),
+        "continued gap model, joint scorer and ranker trained afresh": fresh_scorers,
+        "stacking: the base's gap margin an input of a model of the annotations alone": (
+            lambda words, targets: stacked(base, words, targets)
+        ),
+        "the annotations alone (qseg's fresh)": lambda words, targets: fit_adapted(
+            base, words, targets, "fresh"
+        ),
+        "pooled with the base's training data, annotations weighing 1": pooled(1.0),
+        "pooled, annotations weighing 5": pooled(5.0),
+        "pooled, annotations weighing 20": pooled(20.0),
+    }
+
+
+def stacked(base: Any, words: Any, targets: Any) -> Any:
+    """A model of the annotations alone (``fresh``) with one more gap input, the base's gap
+    margin (the base's own inputs and lexicon), on the Python path (the kernel has no such
+    input)."""
+    from qseg.segmenters.break_model import gap_inputs
+    from qseg.segmenters.gap_features import query_tables
+    from qseg.segmenters.lexicon import gap_keys
+    from qseg.segmenters.supervised import BreakClassifier, StackedInput
+
+    def margins(queries: Any, tables: Any) -> np.ndarray:
+        x = gap_inputs(queries, None, tables, base.source, base.inputs, base.vectors)
+        keys = [k for w in queries for k in gap_keys(w)]
+        return base.gap_model.margins(np.hstack([x, base.lexicon.encode(keys)]))
+
+    class Stacking(BreakClassifier):
+        def _base_inputs(self, words: Any, keys: Any, rates: Any, query_of_gap: Any) -> Any:
+            inputs = super()._base_inputs(words, keys, rates, query_of_gap)
+            column = margins(words, query_tables(words, base.source)).reshape(-1, 1)
+            inputs.append(
+                StackedInput(None, 1, lambda _, held: column[np.isin(query_of_gap, held)])
+            )
+            return inputs
+
+    from qseg.segmenters.adaptation import Adaptation
+
+    params = base.params
+    fitted = Stacking(
+        inputs=params["inputs"],
+        decoding=params["decoding"],
+        boosting=params["boosting"],
+        base=base,
+        adaptation=Adaptation(start="fresh"),
+    ).fit(words, targets)
+    model = replace(fitted.model_, compiled=False, n_features=fitted.n_features_in_)
+    lexicon = fitted.domain_lexicon_
+    gap = fitted.gap_model_
+
+    def gap_p(queries: Any, tags: Any, tables: Any, kinds: Any) -> np.ndarray:
+        x = gap_inputs(queries, tags, tables, base.source, base.inputs, base.vectors)
+        keys = [k for w in queries for k in gap_keys(w)]
+        column = margins(queries, tables).reshape(-1, 1)
+        return gap.predict(np.hstack([x, lexicon.encode(keys), column]))
+
+    model._gap_p = gap_p  # type: ignore[method-assign]  # (an experiment's model)
+    return model
+
+
+def measure_designs(shared: Path) -> dict[str, Any]:
+    """Each design's figures at :data:`DESIGN_SIZES` annotated queries on the folds
+    :data:`DESIGN_FOLDS` of the QueryNER simulation (the web model adapted to product
+    queries), trained on the curve's samples."""
+    from qseg.evaluation.adaptation import _folds
+
+    gold = corpus("queryner", shared)
+    ids = sorted(gold)
+    words = [target_words(gold[i]) for i in ids]
+    targets = [gold[i] for i in ids]
+    base = base_of("web")
+    fits = designs(base, "web", shared)
+    rows: dict[str, dict[str, list[list[float]]]] = {name: {} for name in fits}
+    started = time.perf_counter()
+    for k, (train, test) in enumerate(_folds(len(words), 5, 0)):
+        if k not in DESIGN_FOLDS:
+            continue
+        order = np.random.default_rng(k).permutation(train)
+        held, gold_held = [words[i] for i in test], [targets[i] for i in test]
+        for size in DESIGN_SIZES:
+            part = order[:size]
+            for name, fit in fits.items():
+                model = fit([words[i] for i in part], [targets[i] for i in part])
+                found = figures(model.predict(held), gold_held)
+                rows[name].setdefault(str(size), []).append([found.query, found.breaks])
+                print(f"  designs: fold {k}, {size}, {name}: {found.query:.3f} "
+                      f"({time.perf_counter() - started:.0f} s)", flush=True)  # fmt: skip
+    return {"seconds": round(time.perf_counter() - started), "rows": rows}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
@@ -121,7 +283,11 @@ def main() -> None:
             if name in found and not args.only:
                 continue
             print(f"measuring {name} ...", flush=True)
-            measured = measure_curve(name, args.shared) if name in SIMULATIONS else {}
+            measured = (
+                measure_curve(name, args.shared)
+                if name in SIMULATIONS
+                else measure_designs(args.shared)
+            )
             # (another run may have written its part meanwhile: keep it)
             found = json.loads(JSON.read_text()) if JSON.is_file() else {}
             found[name] = measured
@@ -160,6 +326,8 @@ def render(found: dict[str, Any], shared: Path) -> None:
             + render_table(header, rows, markdown=True)
             + f"\n\n{verdict(points)}\n\n![{what}](images/{image.name})\n"
         )
+    if "designs" in found:
+        parts.append(designs_section(found["designs"]))
     text = PAGE.read_text(encoding="utf-8")
     before, _, rest = text.partition(BEGIN)
     _, _, after = rest.partition(END)
@@ -167,6 +335,28 @@ def render(found: dict[str, Any], shared: Path) -> None:
     with atomic_write(PAGE) as out:
         out.write(f"{before}{BEGIN}\n{body}{END}{after}")
     print(f"wrote {PAGE}")
+
+
+def designs_section(record: dict[str, Any]) -> str:
+    """The designs tried, as a table of mean query / break accuracy by size."""
+    sizes = [str(size) for size in DESIGN_SIZES]
+    header = ["design", *(f"{int(size):,} queries" for size in sizes)]
+    rows = []
+    for name, by_size in record["rows"].items():
+        cells = [name]
+        for size in sizes:
+            values = np.array(by_size[size])
+            cells.append(f"{values[:, 0].mean():.3f} / {values[:, 1].mean():.3f}")
+        rows.append(cells)
+    folds = ", ".join(str(k) for k in DESIGN_FOLDS)
+    return (
+        "### The designs tried\n\n"
+        f"The web model adapted to QueryNER, folds {folds} of the simulation above (the same "
+        "training samples and held-out folds), query / break accuracy (mean over the folds) "
+        f"at {', '.join(sizes)} annotated queries ({record['seconds'] / 60:.0f} minutes):\n\n"
+        + render_table(header, rows, markdown=True)
+        + "\n"
+    )
 
 
 def verdict(points: list[CurvePoint]) -> str:
