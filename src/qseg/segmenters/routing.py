@@ -141,11 +141,12 @@ class RoutedModel:
         watch.done = True
         kind, count = max(watch.counts.items(), key=lambda item: item[1])
         if kind != self.style and count >= HINT_SHARE * HINT_QUERIES:
-            name = (self.spec_text or "the model").split("(", 1)[0]
+            name = self.spec_text.split("(", 1)[0] if self.spec_text else None
+            fits = f"{name}(style={kind})" if name else f"the model's style={kind}"
             warnings.warn(
                 StyleHint(
                     f"{count} of the first {HINT_QUERIES} queries look like {kind} queries: "
-                    f"{name}(style={kind}) segments them by {kind} search conventions ({name} "
+                    f"{fits} segments them by {kind} search conventions ({name or 'it'} "
                     f"answers in the {self.style} style; the answers are unchanged)"
                 ),
                 stacklevel=2,
