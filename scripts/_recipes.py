@@ -176,6 +176,28 @@ def measure_styles(recipe: RoutedRecipe, corpora: Corpora, seed: int = 0) -> dic
     return scores
 
 
+def product_cross_validation(recipe: Recipe, corpora: Corpora, folds: int = 5) -> Scores:
+    """A product recipe's 5-fold cross-validation over QueryNER train + dev (8,712 queries,
+    one reference each), the folds of ``qseg train --from``'s learning curve over them
+    (ids in sorted order, scikit-learn's KFold shuffled with seed 0): what the product style
+    is chosen by, never on dev alone."""
+    from qseg.evaluation.adaptation import _folds, figures
+
+    gold = corpora.queryner_train | corpora.queryner_dev
+    ids = sorted(gold)
+    started = time.perf_counter()
+    predicted: dict[int, Segmentation] = {}
+    for train, test in _folds(len(ids), folds, 0):
+        model = recipe.model().fit(
+            [gold[ids[i]].words for i in train], [gold[ids[i]] for i in train]
+        )
+        found = model.predict([gold[ids[i]].words for i in test])
+        predicted.update(zip(test.tolist(), found, strict=True))
+    order = sorted(predicted)
+    scored = figures([predicted[i] for i in order], [gold[ids[i]] for i in order])
+    return Scores(0.0, 0.0, scored.breaks, scored.query, time.perf_counter() - started)
+
+
 TITLE_WORDS = 30_000
 TITLE_MAX_WORDS = 3
 
@@ -538,7 +560,26 @@ V4_CONTEXTUAL = per_kind(
 """v4's recipe with the contextual probe (the MiniLM encoder, torch) as one more input: the
 models ``default(contextual=true)`` segments with."""
 
-DEFAULT_NAME, DEFAULT = V4_NAME, V4
+V5_NAME = "qseg-default-v5"
+V5_PRODUCT = "joint(contextual=false, n_estimators=500)"
+"""The product model of ``qseg-default-v5``: ``joint`` with 500 trees of depth 5 at a learning
+rate of 0.05 (its default 300 at that rate, and no title rule: QueryNER keeps long product
+names whole) on QueryNER train, with v4's resources. Chosen by 5-fold cross-validation over
+QueryNER train + dev (:func:`product_cross_validation`; docs/adapting.md's product style
+section) among v4's product recipe, the web model adapted to those queries (``qseg train
+--from default``), ``joint(contextual=false)`` with 300, 500 and 800 trees, 8 candidates, the
+pair counts and trees of depth 6."""
+V5 = replace(
+    V4,
+    name=V5_NAME,
+    product=Recipe(f"{V5_NAME}, product model", V5_PRODUCT, ("queryner",), V4.web.resources),
+)
+"""The recipe of ``qseg-default-v5``: v4's web model and router, a product model of
+:data:`V5_PRODUCT`; ``web`` the style it segments in unless told."""
+V5_CONTEXTUAL = replace(V4_CONTEXTUAL, name=f"{V5_NAME}(contextual=true)")
+"""v5's models with the contextual probe: v4's recipe of them, unchanged."""
+
+DEFAULT_NAME, DEFAULT = V5_NAME, V5
 """The recipe of the shipped default."""
 
 

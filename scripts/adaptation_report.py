@@ -371,7 +371,7 @@ def render(found: dict[str, Any], shared: Path) -> None:
     """The measured part of docs/adapting.md (between its marks, under the provenance of its
     figures) and the plots."""
     data = [shared / "data" / "queryner", shared / "data" / "webis-qsec-10-training"]
-    parts = [provenance_line(data, {BASE: base_of("web").origin["fingerprint"]}) + "\n"]
+    parts = [provenance_line([*data, shipped_model(BASE)]) + "\n"]
     for name, (kind, corpus_name, what) in SIMULATIONS.items():
         if name not in found:
             continue

