@@ -16,7 +16,7 @@ from helpers import assert_one_line_error, out, qseg
 
 import qseg as qs
 from qseg import models
-from qseg.evaluation.adaptation import Figures, Measured, choose, figures, learning_curve
+from qseg.evaluation.adaptation import Measured, choose, figures, learning_curve
 from qseg.segmentation import Segmentation
 from qseg.segmenters.adaptation import Adaptation, merged_phrases
 from qseg.segmenters.lexicon import Lexicon
@@ -176,21 +176,17 @@ def test_lexicon_and_phrases_merge_the_domains_counts():
     assert set(fresh) == {"c d"}
 
 
-def test_the_choice_is_the_best_by_cross_validation_ties_leaning_on_the_base():
-    def measured(**found: tuple[float, float]) -> Measured:
-        return Measured({name: Figures(*pair) for name, pair in found.items()})
+def test_the_choice_continues_unless_another_is_clearly_better():
+    def measured(**right: list[int]) -> Measured:
+        return Measured({}, {k: np.array(v, dtype=bool) for k, v in right.items()})
 
-    assert choose(measured(base=(0.5, 0.8), **{"continue": (0.6, 0.8), "fresh": (0.7, 0.7)})) == (
-        "fresh"
-    )
-    assert choose(measured(base=(0.6, 0.8), **{"continue": (0.6, 0.85), "fresh": (0.6, 0.8)})) == (
-        "continue"
-    )
-    tie = measured(base=(0.6, 0.8), **{"continue": (0.6, 0.8), "fresh": (0.6, 0.8)})
-    assert choose(tie) == "continue"
-    assert choose(measured(base=(0.6, 0.8), **{"continue": (0.5, 0.9), "fresh": (0.6, 0.8)})) == (
-        "base"
-    )
+    few = measured(base=[1, 0, 1, 0, 1], **{"continue": [1, 1, 1, 0, 1], "fresh": [1, 1, 1, 1, 1]})
+    assert choose(few) == "continue"  # one query of five: luck as likely as not
+    many = [1] * 60 + [0] * 40
+    behind = measured(base=many, **{"continue": many[:30] + [0] * 70, "fresh": [0] * 100})
+    assert choose(behind) == "base"
+    ahead = measured(base=[0] * 100, **{"continue": many, "fresh": [1] * 95 + [0] * 5})
+    assert choose(ahead) == "fresh"
 
 
 def test_the_command_line_adapts_and_draws_the_learning_curve(base, tmp_path):
