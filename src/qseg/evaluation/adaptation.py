@@ -173,8 +173,9 @@ def adapt_model(
     n_jobs: int = 1,
     step: Step | None = None,
 ) -> BreakModel:
-    """``base`` adapted to the annotated queries: the best of :func:`select`, trained on all
-    of them (the base itself, adding nothing, if it did best)."""
+    """``base`` adapted to the annotated queries: the candidate of :func:`select` that
+    :func:`choose` takes, trained on all of them (the base itself, adding nothing, if that is
+    the base)."""
     measured = select(
         base, words, targets, folds=folds, random_state=random_state, n_jobs=n_jobs, step=step
     )

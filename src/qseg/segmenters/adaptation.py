@@ -15,7 +15,7 @@ places the base already reads:
 
 Where the domain's convention is far from the base's, a model learnt from the annotations
 alone does better once they are many; it is the other start (``fresh``) of the same file
-format, which still runs on the base's resources. :func:`qseg.models.adapt` chooses between
+format, which still runs on the base's resources. :func:`qseg.adapt` chooses between
 the two, and the base as it is, by cross-validation over the annotations.
 
 The adapted model is the base's trees followed by the new ones, one ensemble each
