@@ -510,6 +510,14 @@ def kind_findings(
     return "\n".join(lines)
 
 
+def product_cv(meta: dict[str, Any]) -> str:
+    """The product model's cross-validation over QueryNER train + dev, from its card."""
+    found = meta.get("product_cross_validation", {}).get("queryner_train_dev_5_fold")
+    if found is None:
+        return "not measured: `python scripts/train_default.py`"
+    return f"{found['query_accuracy']:.4f} query and {found['break_accuracy']:.4f} break accuracy"
+
+
 def first_use_text(figures: dict[str, Any]) -> str:
     """How long the default's first query takes on an empty cache, and on the cache made."""
     made = figures.get("first_use")
@@ -547,6 +555,8 @@ def render(figures: dict[str, Any], shared: Path) -> str:
         product_method=methods["product"],
         style=meta["style"],
         v3=V3_NAME,
+        v4=V4_NAME,
+        product_cv=product_cv(meta),
         v3_method=v3["method"],
         v3_bytes=v3["bytes"],
         first_use=first_use_text(figures),
@@ -837,7 +847,14 @@ at run time. The file has {bytes:,} bytes (sha256 `{sha}`); the packed titles an
 statistics are files of their own beside it, which its manifest verifies: {beside}. The
 rule-based default of earlier releases is one spec away: `--method 'wiki(unseen_titles=true)'`.
 
-How it differs from `{v3}` (`{v3_method}`, {v3_bytes:,} bytes, still shipped and answering as
+How it differs from `{v4}` (still shipped and answering as before: `--method {v4}`): its
+product model, `{product_method}`, chosen by 5-fold cross-validation over QueryNER train + dev
+({product_cv}) among v4's product recipe, the web model adapted to those queries and other
+`joint` recipes ([the comparison](adapting.md#the-product-style-made-by-measurement)); v4's
+was its web recipe, chosen on QueryNER dev alone. The web model, the router and the models
+with the contextual probe are v4's, byte for byte.
+
+How v4 differed from `{v3}` (`{v3_method}`, {v3_bytes:,} bytes, still shipped and answering as
 before: `--method {v3}`): a model per kind of query where v3 had one model with the kind as an
 input, and the DBpedia name statistics and name vectors as inputs, carried by the file. v3's
 own changes over v2 (all DBpedia names packed; a segment of five or more words only where it
