@@ -123,6 +123,7 @@ def _recorded(info: dict) -> dict[str, dict]:
 
 
 @pytest.mark.parametrize("name", sorted(path.stem for path in SHIPPED.glob("*.qseg")))
+@pytest.mark.filterwarnings("ignore::qseg.StyleHint")  # (the web style on product queries)
 def test_the_recorded_queryner_figures_are_what_each_shipped_model_scores(name):
     """QueryNER dev (871 queries) scored again, in process: what the metadata says a shipped
     model scores there (in each style) is what it scores, so an earlier default answers as
