@@ -210,6 +210,22 @@ def test_the_agreement_summary_is_qseg_agree_on_the_export(served, tmp_path):
     assert [q["index"] for q in flat["lowest"]] == [0, 2, 1]
 
 
+def test_the_agreement_cache_keeps_one_summary_a_mode(tmp_path, write):
+    """Issue 66, item 3: each value of ``replicates`` was kept (12 took a worker to 1.2 GB)."""
+    from qseg.annotation.project import Project
+    from qseg.service.routers.annotation import Summaries
+
+    project, _ = _annotated(tmp_path, write)
+    summaries = Summaries()
+    with Project.open(project) as opened:
+        for replicates in range(10, 130, 10):
+            assert summaries.get(opened, "flat", replicates)["replicates"] == replicates
+        summaries.get(opened, "nested", 10)
+        assert len(summaries) == 2
+        again = summaries.get(opened, "flat", 120)
+        assert again is summaries.get(opened, "flat", 120)  # not recomputed
+
+
 def test_the_api_saves_checks_and_reports_progress(served):
     http = served.http
     assert http.post("/api/annotators", json={"name": " cid "}).json() == {"name": "cid"}
@@ -250,6 +266,18 @@ def test_the_api_saves_checks_and_reports_progress(served):
     docs = http.get("/docs").text
     assert "/static/docs/swagger-ui-bundle.js" in docs
     assert http.get("/static/docs/swagger-ui-bundle.js").status_code == 200
+    # issue 66, item 1: no answer may be framed by another site (clickjacking), and a page
+    # is reachable only at its route, never as a static file without the pages' headers
+    answers = [http.get(p) for p in ("/flat", "/docs", "/static/qseg/annotate/flat.js")]
+    answers += [http.get("/api/project"), http.get("/no/such/route"), http.get("/login")]
+    answers += [http.post("/api/answers", json={})]
+    for answer in answers:
+        assert answer.headers["x-frame-options"] == "DENY", answer.url
+        assert "frame-ancestors 'none'" in answer.headers["content-security-policy"], answer.url
+        assert answer.headers["x-content-type-options"] == "nosniff", answer.url
+    assert "default-src 'self'" in http.get("/flat").headers["content-security-policy"]
+    for page in ("annotate/flat.html", "annotate/index.html", "login.html", "annotate/FLAT.html/"):
+        assert http.get(f"/static/qseg/{page}").status_code == 404, page
 
 
 def test_prefill_is_the_default_model_segmentation(tmp_path, write):
@@ -296,6 +324,13 @@ def test_off_the_loopback_the_pages_need_the_token(tmp_path, write):
         assert page.status_code == 303 and page.headers["location"] == "/login?next=/flat"
         assert bare.get("/login").status_code == 200  # the sign-in page
         assert bare.get("/static/qseg/annotate/style.css").status_code == 200
+        # issue 66, item 8: a stranger's 404 names no route of the service; a client with
+        # the token is told them
+        stranger = bare.get("/no/such/route")
+        assert stranger.status_code == 404
+        assert stranger.json()["error"] == "no route GET /no/such/route"
+        told = server.http.get("/no/such/route").json()["error"]
+        assert told.startswith("no route GET /no/such/route; routes: ") and "/segment" in told
         for guess in ("wrong", "päss-wörd", "tok€n", "s3cret\u0000"):  # 401, never a 500
             assert bare.post("/login", json={"token": guess}).status_code == 401, guess
         signed = bare.get("/login", params={"token": "s3cret", "next": "/agreement"})
@@ -534,3 +569,43 @@ def test_behind_a_proxy_the_public_origin_and_forwarded_addresses(served):
         # the proxy's word is taken: a client elsewhere, and no token, is refused
         forwarded = proxied.get("/api/project", headers={"X-Forwarded-For": "203.0.113.5"})
         assert forwarded.status_code == 403 and "203.0.113.5" in forwarded.json()["error"]
+
+
+def test_table_exports_keep_spreadsheets_from_running_cells_as_formulas(tmp_path, write):
+    """Issue 66, item 8: a cell beginning with = + - @ gets a leading ' (a spreadsheet shows
+    it as text), which qseg's readers take off; --raw (or ?raw=true) writes cells as stored."""
+    from qseg.annotation.project import Project, Record
+
+    project = tmp_path / "p.db"
+    with Project.create(project) as made:
+        made.import_records(
+            [
+                Record("=cmd|' /C calc'!A0", "-5 degrees c", "@bob", "flat", "-5|degrees c"),
+                Record("q2", "+1 phone", "'=ann", "flat", "+1 phone"),
+                Record("q3", "new york", "ann", "flat", "new york"),
+            ],
+            "made",
+        )  # fmt: skip
+    escaped = out(qseg("annotate", project, "--export", "-"))
+    assert escaped.splitlines() == [
+        "'=cmd|' /C calc'!A0\t'@bob\t'-5|degrees c",
+        "q2\t''=ann\t'+1 phone",
+        "q3\tann\tnew york",
+    ]
+    raw = out(qseg("annotate", project, "--export", "-", "--raw"))
+    assert raw.splitlines()[:2] == [
+        "=cmd|' /C calc'!A0\t@bob\t-5|degrees c",
+        "q2\t'=ann\t+1 phone",
+    ]
+    # what qseg reads back is what was stored
+    export = write("export.tsv", escaped)
+    copy = tmp_path / "copy.db"
+    assert " 0 left out" in qseg("annotate", copy, "--import", export, "--no-serve").stderr.decode()
+    assert out(qseg("annotate", copy, "--export", "-", "--raw")) == raw
+    server = Server(str(project), command="annotate")
+    try:
+        served = server.http.get("/api/export", params={"mode": "flat"})
+        assert served.text == escaped and served.headers["x-qseg-answers"] == "3"
+        assert server.http.get("/api/export", params={"mode": "flat", "raw": "true"}).text == raw
+    finally:
+        server.stop()

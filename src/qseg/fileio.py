@@ -131,13 +131,25 @@ def read_lines(path: StrPath) -> Iterator[tuple[int, str]]:
 
 
 def split_fields(text: str, source: str, lineno: int, count: int) -> list[str]:
-    """Split a tab-separated line into exactly ``count`` fields or raise naming the line."""
+    """Split a tab-separated line into exactly ``count`` fields or raise naming the line;
+    a cell that :func:`spreadsheet_cell` escaped is read as it was."""
     fields = text.split("\t")
     if len(fields) != count:
         raise InputError(
             source, lineno, f"expected {count} tab-separated fields, found {len(fields)}"
         )
-    return fields
+    return [field[1:] if _ESCAPED.match(field) else field for field in fields]
+
+
+_FORMULA = re.compile(r"'*[=+\-@]")
+_ESCAPED = re.compile(r"'+[=+\-@]")
+
+
+def spreadsheet_cell(cell: str) -> str:
+    """``cell`` as a spreadsheet shows it as text: one beginning with ``=``, ``+``, ``-`` or
+    ``@`` (after any quotes) would be run as a formula (OWASP's CSV injection), so it gets a
+    leading ``'``, which :func:`split_fields` takes off again."""
+    return "'" + cell if _FORMULA.match(cell) else cell
 
 
 def cache_dir() -> Path:

@@ -32,7 +32,7 @@ from pathlib import Path
 from qseg.corpora.annotations import Annotations
 from qseg.corpora.query_lines import query_record
 from qseg.errors import DataError, InputError, PathError, QsegError
-from qseg.fileio import NEW_FILE_MODE
+from qseg.fileio import NEW_FILE_MODE, spreadsheet_cell
 from qseg.query import normalize
 from qseg.segmentation import NestedSegmentation, Segmentation, SegmentationError
 
@@ -181,9 +181,11 @@ class Project:
         opened), not a traceback; the file is then checked whole at its next open."""
         try:
             yield
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
             self._sound = False
             _SOUND.pop(str(Path(self.path).resolve()), None)
+            if isinstance(exc, UnicodeDecodeError):
+                raise _damaged(self.path, f"a text in it is not UTF-8 ({exc.reason})") from None
             raise _database_error(self.path, exc) from None
 
     @contextmanager
@@ -253,37 +255,44 @@ class Project:
 
     def query_at(self, index: int) -> tuple[str, str] | None:
         """``(id, text)`` of the query at ``index`` (0-based, in the order added)."""
-        return self._db.execute(
-            "SELECT qid, text FROM queries ORDER BY position LIMIT 1 OFFSET ?", (index,)
-        ).fetchone()
+        with self._reported():
+            return self._db.execute(
+                "SELECT qid, text FROM queries ORDER BY position LIMIT 1 OFFSET ?", (index,)
+            ).fetchone()
 
     def annotators(self) -> list[str]:
-        return [name for (name,) in self._db.execute("SELECT name FROM annotators ORDER BY added")]
+        with self._reported():
+            rows = self._db.execute("SELECT name FROM annotators ORDER BY added").fetchall()
+        return [name for (name,) in rows]
 
     def answer(self, annotator: str, qid: str, mode: str) -> str | None:
         """An annotator's latest answer to a query, if any."""
-        row = self._db.execute(
-            "SELECT value FROM annotations WHERE qid = ? AND annotator = ? AND mode = ? "
-            "ORDER BY id DESC LIMIT 1",
-            (qid, annotator, mode),
-        ).fetchone()
+        with self._reported():
+            row = self._db.execute(
+                "SELECT value FROM annotations WHERE qid = ? AND annotator = ? AND mode = ? "
+                "ORDER BY id DESC LIMIT 1",
+                (qid, annotator, mode),
+            ).fetchone()
         return None if row is None else row[0]
 
     def answered(self, annotator: str, mode: str) -> list[bool]:
         """Per query, in order, whether the annotator has answered it."""
-        rows = self._db.execute(
-            "SELECT EXISTS (SELECT 1 FROM annotations a WHERE a.qid = q.qid AND "
-            "a.annotator = ? AND a.mode = ?) FROM queries q ORDER BY q.position",
-            (annotator, mode),
-        )
+        with self._reported():
+            rows = self._db.execute(
+                "SELECT EXISTS (SELECT 1 FROM annotations a WHERE a.qid = q.qid AND "
+                "a.annotator = ? AND a.mode = ?) FROM queries q ORDER BY q.position",
+                (annotator, mode),
+            ).fetchall()
         return [bool(done) for (done,) in rows]
 
     def last_change(self) -> int:
         """An id that grows with every saved answer: what a page polls to see news."""
-        return int(self._db.execute("SELECT COALESCE(MAX(id), 0) FROM annotations").fetchone()[0])
+        with self._reported():
+            row = self._db.execute("SELECT COALESCE(MAX(id), 0) FROM annotations").fetchone()
+        return int(row[0])
 
     def add_annotator(self, name: str) -> None:
-        with self._db:
+        with self._reported(), self._db:
             self._insert_annotator(name)
 
     def _insert_annotator(self, name: str) -> str:
@@ -300,12 +309,14 @@ class Project:
         name = annotator.strip()
         self.check_annotator(name)
         expert = self.settings()["expert"] == "1"
-        with self._db:
+        with self._reported(), self._db:
             self._insert_answer(name, qid, mode, value, expert)
 
     def check_annotator(self, name: str) -> None:
         """:class:`Missing` unless the project has an annotator ``name``."""
-        if not self._db.execute("SELECT 1 FROM annotators WHERE name = ?", (name,)).fetchone():
+        with self._reported():
+            row = self._db.execute("SELECT 1 FROM annotators WHERE name = ?", (name,)).fetchone()
+        if not row:
             raise Missing(f"no annotator {name!r} in {Path(self.path).name}")
 
     def _insert_answer(
@@ -334,9 +345,7 @@ class Project:
                 f"{value!r} has a node of more than two parts; this project asks for binary "
                 "trees (the expert setting allows others)"
             )
-        text = str(structure)  # pipe text of a flat, bracket text of a nested answer
-        if mode == "nested" and "(" not in text:
-            text = f"({text})"  # a one-word tree: bracketed, so that readers tell it nested
+        text = _stored(mode, structure)
         self._db.execute(
             "INSERT INTO annotations (qid, annotator, mode, value, saved) VALUES (?, ?, ?, ?, ?)",
             (qid, name, mode, text, time.time()),
@@ -410,22 +419,63 @@ class Project:
         yield from rows
 
     def records(self, mode: str) -> Iterator[Record]:
-        """The latest answers with their queries' text, for exports that carry the text."""
+        """The latest answers with their queries' text, for exports that carry the text,
+        each checked as :meth:`exported` checks them."""
         texts = dict(self.queries())
-        for row in self.answers(mode):
-            qid, annotator, value = _checked(self.path, *row)
+        for qid, annotator, value in self.exported(mode):
             yield Record(qid, texts[qid], annotator, mode, value)
 
-    def export_table(self, mode: str) -> str:
-        """The latest answers as ``item<TAB>annotator<TAB>segmentation`` lines. Each field is
-        checked: a tab or line break that another tool stored would make a table its readers
-        refuse, or read other records from; it is refused in one line naming the query."""
+    def export_table(self, mode: str, *, raw: bool = False) -> str:
+        """The latest answers as ``item<TAB>annotator<TAB>segmentation`` lines, each cell
+        that a spreadsheet would run as a formula escaped (:func:`qseg.fileio.spreadsheet_cell`,
+        which qseg's readers undo) unless ``raw``."""
+        rows = self.exported(mode)
+        if not raw:
+            rows = [
+                (spreadsheet_cell(q), spreadsheet_cell(a), spreadsheet_cell(v)) for q, a, v in rows
+            ]
+        return "".join(f"{qid}\t{annotator}\t{value}\n" for qid, annotator, value in rows)
+
+    def exported(self, mode: str) -> list[tuple[str, str, str]]:
+        """The latest answers, from a project checked whole first (``PRAGMA integrity_check``
+        and ``foreign_key_check``: a damaged index or a lost link would drop rows silently),
+        each answer a segmentation of its query's words and each field one a table can
+        hold; else one line naming what is damaged, and nothing exported."""
+        with self._reported():
+            problems = self._db.execute("PRAGMA integrity_check(1)").fetchall()
+            if problems != [("ok",)]:
+                found = " ".join(problems[0][0].replace("*** in database main ***", "").split())
+                raise _damaged(self.path, f"SQLite's integrity_check finds {found!r}")
+            orphan = self._db.execute("PRAGMA foreign_key_check").fetchone()
+            if orphan is not None:
+                raise _damaged(self.path, f"a row of the table {orphan[0]} lost its link")
         rows = list(self.answers(mode))
         table = "".join(f"{qid}\t{annotator}\t{value}\n" for qid, annotator, value in rows)
         if not _plain(rows, table):
             for row in rows:
                 _checked(self.path, *row)  # refuses the first field at fault, naming it
-        return table
+        texts = dict(self.queries())
+        for qid, annotator, value in rows:
+            try:
+                structure = parse_answer(mode, value)
+            except QsegError as exc:
+                raise _damaged(
+                    self.path, f"query {qid!r}, annotator {annotator!r}: {exc}"
+                ) from None
+            if structure.words != normalize(texts[qid]) or value != _stored(mode, structure):
+                raise _damaged(
+                    self.path,
+                    f"query {qid!r}, annotator {annotator!r}: the answer {value!r} is not one "
+                    f"qseg stores for the query {texts[qid]!r}",
+                )
+        return rows
+
+
+def _stored(mode: str, structure: Segmentation | NestedSegmentation) -> str:
+    """An answer's text as qseg stores it: pipe text of a flat answer, bracket text of a
+    nested one (a one-word tree bracketed, so that readers tell it nested)."""
+    text = str(structure)
+    return f"({text})" if mode == "nested" and "(" not in text else text
 
 
 def _too_long(words: tuple[str, ...]) -> str:
@@ -700,6 +750,8 @@ def _database_error(path: str, exc: sqlite3.DatabaseError) -> QsegError:
         )
     if "readonly" in text or "unable to open" in text:
         return _unwritable(path, text)
+    if "decode" in text:
+        return _damaged(path, f"a text in it is not UTF-8 (SQLite says {text!r})")
     if any(sign in text for sign in ("malformed", "not a database", "corrupt", "no such")):
         return _damaged(path, f"SQLite says {text!r}")
     return ProjectError(f"{path}: SQLite failed: {text}")

@@ -63,6 +63,12 @@ def configure(annotate: argparse.ArgumentParser) -> None:
         help="of --export (default: label-studio for *.json, else table)",
     )
     annotate.add_argument(
+        "--raw",
+        action="store_true",
+        help="of a table --export: cells as stored, without the leading ' that keeps a "
+        "spreadsheet from running a cell beginning with = + - @ as a formula",
+    )
+    annotate.add_argument(
         "--no-serve", action="store_true", help="add, import or set, then exit without serving"
     )
     annotate.add_argument("--host", default=DEFAULT_HOST, help="default: %(default)s")
@@ -181,26 +187,28 @@ def _import(project: Project, source: str) -> None:
 
 
 def _export(project: Project, args: argparse.Namespace, out: IO[str]) -> None:
+    """The export of ``--mode``, checked whole first (nothing is written from a damaged
+    project), then how many answers it holds, on stderr."""
     from qseg.annotation.labelstudio import tasks_json, to_tasks, write_tasks
     from qseg.fileio import atomic_write, check_output_file
 
     kind = args.format or ("label-studio" if args.export.endswith(".json") else "table")
+    answers = len(project.exported(args.mode))
     if kind == "table":
-        text = project.export_table(args.mode)
+        text = project.export_table(args.mode, raw=args.raw)
         if args.export == "-":
             out.write(text)
-            return
-        with atomic_write(check_output_file(args.export, "export")) as handle:
-            handle.write(text)
+        else:
+            with atomic_write(check_output_file(args.export, "export")) as handle:
+                handle.write(text)
     else:
         tasks = to_tasks(project.queries(), project.records(args.mode))
         if args.export == "-":
             out.write(tasks_json(tasks))
-            return
-        write_tasks(tasks, args.export)
-    answers = sum(1 for _ in project.answers(args.mode))
-    wrote = counted(answers, f"{args.mode} answer")
-    print(f"qseg: wrote {wrote} to {args.export}", file=sys.stderr)
+        else:
+            write_tasks(tasks, args.export)
+    where = "stdout" if args.export == "-" else args.export
+    print(f"qseg: wrote {counted(answers, f'{args.mode} answer')} to {where}", file=sys.stderr)
 
 
 def _serve(args: argparse.Namespace, project: str, prefill: str) -> None:

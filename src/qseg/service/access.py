@@ -11,9 +11,6 @@ signed in, as the login cookie. Either way a POST sent by a page of another site
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import secrets
 import threading
 import time
 from collections import OrderedDict, deque
@@ -22,6 +19,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from qseg.service.credentials import signed
 from qseg.service.errors import Refusal
 from qseg.service.settings import TOKEN_VARIABLE, Settings, is_loopback, origin_of
 
@@ -78,7 +76,7 @@ async def require_access(
     token = settings.secret
     if token is None:
         await require_client(request, settings)
-    elif not _signed(request, token, credentials):
+    elif not signed(request, token, credentials):
         raise Refusal(
             401,
             "this service needs its token: Authorization: Bearer TOKEN (in a browser: open /login)",
@@ -113,26 +111,6 @@ def _public(request: Request, settings: Settings) -> bool:
     """Whether a request names a public origin's host (a proxy that keeps Host)."""
     own = origin_of(f"{request.scope.get('scheme', 'http')}://{request.headers.get('host', '')}")
     return own is not None and own in settings.public_origins
-
-
-def _signed(request: Request, token: str, credentials: HTTPAuthorizationCredentials | None) -> bool:
-    """The token in the Authorization header, or the login cookie made from it."""
-    if credentials is not None and credentials.scheme.lower() == "bearer":
-        return secrets.compare_digest(credentials.credentials.encode(), token.encode())
-    name, value = login_cookie(token)
-    given = request.cookies.get(name)
-    return given is not None and secrets.compare_digest(given.encode(), value.encode())
-
-
-def login_cookie(token: str) -> tuple[str, str]:
-    """The login cookie's name and value: keyed hashes of the token, never the token (a
-    stolen cookie does not give the token away). The name differs per token, since cookies
-    are shared by every port of a host: two services do not sign each other's browsers out."""
-
-    def keyed(purpose: str) -> str:
-        return hmac.new(token.encode(), purpose.encode(), hashlib.sha256).hexdigest()
-
-    return "qseg_login_" + keyed("qseg login cookie name")[:12], keyed("qseg login cookie")
 
 
 def local_path(asked: str) -> str:

@@ -24,7 +24,7 @@ from qseg.errors import StyleHint
 from qseg.service.access import Throttle
 from qseg.service.dependencies import ServiceState
 from qseg.service.errors import install_handlers
-from qseg.service.middleware import BodyLimit, HeadAsGet, Metrics
+from qseg.service.middleware import BodyLimit, HeadAsGet, Metrics, NoFraming
 from qseg.service.routers import docs, login, metrics, segmenting, status
 from qseg.service.schemas import request_model
 from qseg.service.served import ServedMethods, open_served
@@ -94,6 +94,7 @@ def create_app(settings: Settings | None = None, served: ServedMethods | None = 
     if settings.forwarded_allow_ips:  # no proxy trusted: the headers are left unread
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=list(settings.forwarded_allow_ips))
     app.add_middleware(Metrics)
+    app.add_middleware(NoFraming)
     app.add_middleware(HeadAsGet)
     install_handlers(app)
     if settings.token is None:

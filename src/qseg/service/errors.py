@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException
 
 from qseg.errors import QsegError
+from qseg.service.credentials import may_be_told
 from qseg.service.schemas import ErrorBody
 from qseg.service.served import NotServed
 
@@ -92,6 +93,8 @@ class Unreadable:
         self.reason = reason
 
 
+LISTED_ERRORS = 20
+"""The most validation errors an answer lists (it counts the others): a few kB at most."""
 LIMIT_FLAGS = {"queries": "--max-batch", "k": "--max-k", "body": "--max-body"}
 
 
@@ -110,7 +113,7 @@ async def _invalid(request: Request, exc: Exception) -> Response:
     limit = next((context[key] for key in ("limit", "le", "max_length") if key in context), None)
     if (option := _limit_flag(field, message)) is not None:
         message += f" ({option})"
-    errors = [{"field": f, "message": m} for f, m, _ in found]
+    errors = [{"field": f, "message": m} for f, m, _ in found[:LISTED_ERRORS]]
     more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
     return Refusal(
         422,
@@ -134,8 +137,10 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     path = request.scope["path"]
     if exc.status_code == 404:
-        routes = ", ".join(p for p in request.app.state.paths if "{" not in p)
-        message = f"no route {request.method} {path}; routes: {routes}"
+        message = f"no route {request.method} {path}"
+        if may_be_told(request):  # a stranger learns nothing of the service
+            routes = ", ".join(p for p in request.app.state.paths if "{" not in p)
+            message += f"; routes: {routes}"
     elif exc.status_code == 405:
         allowed = (exc.headers or {}).get("Allow", "")
         message = f"{request.method} is not allowed on {path}; allowed: {allowed}"

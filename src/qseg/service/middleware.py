@@ -1,6 +1,7 @@
 """The ASGI middlewares of the service, one concern each, for what must happen before a
 route is chosen or a body parsed: the body-size limit (:class:`BodyLimit`), ``HEAD`` on every
-``GET`` route (:class:`HeadAsGet`) and the request metrics (:class:`Metrics`). Who may call
+``GET`` route (:class:`HeadAsGet`), the request metrics (:class:`Metrics`) and the headers
+that keep every answer out of other sites' frames (:class:`NoFraming`). Who may call
 is not here: that is a dependency of the routes (:mod:`.access`)."""
 
 from __future__ import annotations
@@ -108,6 +109,41 @@ class HeadAsGet:
         if scope["type"] == "http" and scope["method"] == "HEAD":
             scope = dict(scope, method="GET")
         await self.app(scope, receive, send)
+
+
+FRAMING_HEADERS = [
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+]
+FRAME_POLICY = (b"content-security-policy", b"frame-ancestors 'none'")
+
+
+class NoFraming:
+    """Every answer, page, static file, JSON or error alike, refuses to be framed by any
+    page (``X-Frame-Options`` for old browsers, CSP ``frame-ancestors`` for the others) and
+    to be sniffed as another type: a page of another origin framing an annotation page
+    could make an annotator's click save an answer (clickjacking). A page's own, stricter
+    policy (:data:`qseg.service.pages.PAGE_HEADERS`) is kept."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", ()))
+                names = {name.lower() for name, _ in headers}
+                headers += [h for h in FRAMING_HEADERS if h[0] not in names]
+                if FRAME_POLICY[0] not in names:
+                    headers.append(FRAME_POLICY)
+                message["headers"] = headers
+            await send(message)
+
+        await self.app(scope, receive, sending)
 
 
 class Metrics:

@@ -170,40 +170,51 @@ def agreement(
     },
 )
 def export(
-    mode: Mode, project: OpenProject, format: Literal["table", "label-studio"] = "table"
+    mode: Mode,
+    project: OpenProject,
+    format: Literal["table", "label-studio"] = "table",
+    raw: bool = False,
 ) -> Response:
     """``item<TAB>annotator<TAB>segmentation`` lines (what ``qseg agree``, ``qseg
-    evaluate`` and ``qseg train --gold`` read) or Label Studio's JSON tasks."""
+    evaluate`` and ``qseg train --gold`` read; a cell a spreadsheet would run as a formula
+    begins with ``'`` unless ``raw``) or Label Studio's JSON tasks; ``X-Qseg-Answers`` says
+    how many answers it holds. Nothing from a damaged project (503)."""
+    answers = len(project.exported(mode))
     if format == "table":
-        body, kind, suffix = project.export_table(mode), "text/tab-separated-values", "tsv"
+        body = project.export_table(mode, raw=raw)
+        kind, suffix = "text/tab-separated-values", "tsv"
     else:
         tasks = to_tasks(project.queries(), project.records(mode))
         body, kind, suffix = tasks_json(tasks), "application/json", "json"
     name = f"{Path(project.path).stem}-{mode}.{suffix}"
     plain = "".join(c if c.isascii() and c.isprintable() and c not in '"\\' else "_" for c in name)
     disposition = f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quote(name, safe='')}"
-    return Response(
-        body, media_type=f"{kind}; charset=utf-8", headers={"Content-Disposition": disposition}
-    )
+    headers = {"Content-Disposition": disposition, "X-Qseg-Answers": str(answers)}
+    return Response(body, media_type=f"{kind}; charset=utf-8", headers=headers)
 
 
 class Summaries:
-    """The latest agreement summary of each (mode, replicates), recomputed once per saved
-    answer however many pages ask (a lock per key: a second page waits for the first's)."""
+    """The latest agreement summary of each mode, recomputed once per saved answer however
+    many pages ask (a lock per mode: a second page waits for the first's). One summary a mode
+    is kept, whatever ``replicates`` was asked: a client asking for many values of it costs
+    time, never memory."""
 
     def __init__(self) -> None:
-        self._latest: dict[tuple[str, int], dict[str, Any]] = {}
-        self._locks: dict[tuple[str, int], threading.Lock] = {}
+        self._latest: dict[str, dict[str, Any]] = {}
+        self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
 
+    def __len__(self) -> int:
+        """How many summaries are kept (one a mode at most)."""
+        return len(self._latest)
+
     def get(self, project: Project, mode: str, replicates: int) -> dict[str, Any]:
-        key = (mode, replicates)
         with self._guard:
-            lock = self._locks.setdefault(key, threading.Lock())
+            lock = self._locks.setdefault(mode, threading.Lock())
         with lock:
             version = project.last_change()
-            latest = self._latest.get(key)
-            if latest is None or latest["version"] != version:
+            latest = self._latest.get(mode)
+            if latest is None or (latest["version"], latest["replicates"]) != (version, replicates):
                 latest = summarize(project, mode, replicates) | {"version": version}
-                self._latest[key] = latest
+                self._latest[mode] = latest
             return latest

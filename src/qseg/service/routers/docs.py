@@ -14,7 +14,7 @@ from fastapi.staticfiles import StaticFiles
 
 from qseg.service.access import require_client
 from qseg.service.dependencies import GUARDS
-from qseg.service.errors import GUARDED, declared
+from qseg.service.errors import GUARDED, Refusal, declared
 from qseg.service.pages import STATIC
 
 STATIC_PREFIX = "/static/"
@@ -50,4 +50,8 @@ async def swagger_file(path: str, request: Request) -> Response:
 
 @files.get(STATIC_PREFIX + "qseg/{path:path}")
 async def qseg_file(path: str, request: Request) -> Response:
+    """A script, style sheet or image; never a page (pages have their routes, behind the
+    access rules and with their own headers: one way to reach each)."""
+    if path.lower().rstrip("/").endswith((".html", ".htm")):
+        raise Refusal(404, f"no file {STATIC_PREFIX}qseg/{path}")
     return await QSEG_FILES.get_response(path, request.scope)

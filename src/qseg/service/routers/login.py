@@ -15,11 +15,11 @@ from qseg.service.access import (
     Throttle,
     get_settings,
     local_path,
-    login_cookie,
     require_client,
     require_same_site,
 )
 from qseg.service.bodies import JsonRoute
+from qseg.service.credentials import login_cookie
 from qseg.service.errors import Refusal, declared
 from qseg.service.pages import page
 from qseg.service.settings import Settings
