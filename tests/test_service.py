@@ -723,6 +723,7 @@ def launch(launcher: str, tmp_path: Path, env: dict[str, str], host: str) -> tup
         pattern = r"Listening at: http://\S+:(\d+)"
     else:
         command = [binary, "--factory", "qseg.service.app:create_app", "--workers", "2"]
+        command += ["--no-proxy-headers"]
         command += ["--host", host, "--port", "0"]
         pattern = r"running on http://\S+:(\d+)"
     process = subprocess.Popen(
@@ -791,5 +792,70 @@ def test_the_documented_launchers_with_a_token_refuse_requests_without_it(tmp_pa
         assert bare.status_code == 401
         signed = Client(url, token="s3cret-token").segment("new york")
         assert signed.query == "new york"
+    finally:
+        assert "Traceback" not in stop(process, log)
+
+
+@pytest.mark.parametrize("launcher", ["gunicorn", "uvicorn"])
+def test_the_documented_launchers_say_a_bad_setting_in_one_line(tmp_path, launcher):
+    """Issue 66, item 4: a bad QSEG_TOKEN printed a traceback at start-up."""
+    folder = tmp_path / "metrics"
+    folder.mkdir()
+    binary = str(Path(sys.executable).with_name(launcher))
+    if launcher == "gunicorn":
+        command = [binary, "qseg.service.app:create_app()", "--bind", "127.0.0.1:0",
+                   "--worker-class", "qseg.service.server.DrainingWorker"]  # fmt: skip
+    else:
+        command = [binary, "--factory", "qseg.service.app:create_app", "--port", "0"]
+    for env in ({"QSEG_TOKEN": "bad token!"}, {"QSEG_SERVE_METHODS": "bogus(x=1)"}):
+        env = os.environ | env | {"PROMETHEUS_MULTIPROC_DIR": str(folder)}
+        result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+        assert result.returncode != 0
+        assert "Traceback" not in result.stderr
+        errors = [line for line in result.stderr.splitlines() if line.startswith("qseg: error:")]
+        assert len(errors) == 1, result.stderr
+        assert "QSEG_TOKEN" in errors[0] or "unknown method 'bogus'" in errors[0]
+
+
+def test_wrong_tokens_are_throttled_on_every_route_across_workers_by_address(tmp_path):
+    """Issue 66, item 2: only /login was throttled, per worker; now a wrong Bearer token on
+    any route counts, once for both workers, against the address that sent it, and the
+    right token from another address is never locked out."""
+    address = other_address()
+    server = Server("--workers", "2", "--method", "naive", "--token", "s3cret",
+                    "--login-attempts", "5", token="s3cret", host="0.0.0.0")  # fmt: skip
+    try:
+        local = f"http://127.0.0.1:{server.port}"
+        codes = []
+        for i in range(12):  # a new connection each: the two workers share the guesses
+            headers = {"Authorization": f"Bearer guess{i}", "Connection": "close"}
+            codes.append(httpx.get(f"{local}/readyz", headers=headers).status_code)
+        assert codes[:5] == [401] * 5 and set(codes[5:]) == {429}, codes
+        login = httpx.post(f"{local}/login", json={"token": "guess"})
+        assert login.status_code == 429 and int(login.headers["retry-after"]) > 0
+        right = {"Authorization": "Bearer s3cret"}
+        assert httpx.get(f"{local}/readyz", headers=right).status_code == 429
+        # the right token from another address is not locked out by this one's guesses
+        other = httpx.get(f"http://{address}:{server.port}/readyz", headers=right, timeout=30)
+        assert other.status_code == 200
+        # a request without any credential is not a guess
+        assert httpx.get(f"http://{address}:{server.port}/readyz", timeout=30).status_code == 401
+    finally:
+        assert "Traceback" not in server.stop()
+
+
+def test_the_uvicorn_line_throttles_the_peer_not_its_forwarded_for(tmp_path):
+    """Issue 66, item 2: uvicorn believes 127.0.0.1's X-Forwarded-For unless told not to; the
+    documented line tells it, so rotating that header does not escape the throttle."""
+    env = {"QSEG_SERVE_METHODS": "naive", "QSEG_TOKEN": "s3cret", "QSEG_SERVE_LOGIN_ATTEMPTS": "3"}
+    process, port, log = launch("uvicorn", tmp_path, env, "127.0.0.1")
+    try:
+        Client(f"http://127.0.0.1:{port}", token="s3cret").wait_ready(120)
+        codes = []
+        for i in range(8):
+            headers = {"Authorization": f"Bearer guess{i}", "X-Forwarded-For": f"10.0.0.{i}"}
+            answer = httpx.get(f"http://127.0.0.1:{port}/readyz", headers=headers)
+            codes.append(answer.status_code)
+        assert codes[:3] == [401] * 3 and set(codes[3:]) == {429}, codes
     finally:
         assert "Traceback" not in stop(process, log)

@@ -11,15 +11,13 @@ signed in, as the login cookie. Either way a POST sent by a page of another site
 
 from __future__ import annotations
 
-import threading
-import time
-from collections import OrderedDict, deque
+import math
 from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from qseg.service.credentials import signed
+from qseg.service.credentials import LOGIN_COOKIE_PREFIX, signed
 from qseg.service.errors import Refusal
 from qseg.service.settings import TOKEN_VARIABLE, Settings, is_loopback, origin_of
 
@@ -76,13 +74,42 @@ async def require_access(
     token = settings.secret
     if token is None:
         await require_client(request, settings)
-    elif not signed(request, token, credentials):
-        raise Refusal(
-            401,
-            "this service needs its token: Authorization: Bearer TOKEN (in a browser: open /login)",
-            headers={"WWW-Authenticate": "Bearer"},
-        )
+    else:
+        tried = credentials is not None or _has_login_cookie(request)
+        if tried:  # a guess is throttled, the right token from a throttled address too
+            throttled(request)
+        if not signed(request, token, credentials):
+            if tried:
+                request.app.state.throttle.failed(client_address(request))
+            raise Refusal(
+                401,
+                "this service needs its token: Authorization: Bearer TOKEN (in a browser: "
+                "open /login)",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
     await require_same_site(request, settings)
+
+
+def client_address(request: Request) -> str:
+    """The client's address as the application trusts it: the connection's peer, or what a
+    proxy of ``--forwarded-allow-ips`` says (its middleware rewrote the scope)."""
+    client = request.scope.get("client")
+    return client[0] if client else ""
+
+
+def throttled(request: Request) -> None:
+    """429 if the client's address has tried too many wrong tokens this minute."""
+    address = client_address(request)
+    if (wait := request.app.state.throttle.wait(address)) > 0:
+        raise Refusal(
+            429,
+            f"too many wrong tokens from {address}: try again in {math.ceil(wait)} s",
+            headers={"Retry-After": str(math.ceil(wait))},
+        )
+
+
+def _has_login_cookie(request: Request) -> bool:
+    return any(name.startswith(LOGIN_COOKIE_PREFIX) for name in request.cookies)
 
 
 def host_name(host: str) -> str | None:
@@ -124,35 +151,3 @@ def local_path(asked: str) -> str:
     if any(ord(c) < 0x21 or c in "\x7f<>\"'`" or ord(c) > 0x7E for c in cleaned):
         return "/"
     return cleaned
-
-
-class Throttle:
-    """At most ``attempts`` wrong tokens a minute from one client address (the oldest
-    addresses forgotten past 10,000): a guess costs a minute's wait, not a request."""
-
-    WINDOW = 60.0
-    REMEMBERED = 10_000
-
-    def __init__(self, attempts: int) -> None:
-        self.attempts = attempts
-        self._failures: OrderedDict[str, deque[float]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def wait(self, client: str) -> float:
-        """Seconds before ``client`` may try again (0: now)."""
-        now = time.monotonic()
-        with self._lock:
-            failures = self._failures.get(client)
-            while failures and failures[0] <= now - self.WINDOW:
-                failures.popleft()
-            if not failures or len(failures) < self.attempts:
-                return 0.0
-            return failures[0] + self.WINDOW - now
-
-    def failed(self, client: str) -> None:
-        with self._lock:
-            failures = self._failures.setdefault(client, deque())
-            self._failures.move_to_end(client)
-            failures.append(time.monotonic())
-            while len(self._failures) > self.REMEMBERED:
-                self._failures.popitem(last=False)

@@ -9,6 +9,8 @@ of :mod:`.settings`, the error table of :mod:`.errors`, the few middlewares of
 from __future__ import annotations
 
 import logging
+import os
+import sys
 import warnings
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -20,15 +22,15 @@ from fastapi.routing import APIRoute
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from qseg._version import VERSION
-from qseg.errors import StyleHint
-from qseg.service.access import Throttle
+from qseg.errors import QsegError, StyleHint
 from qseg.service.dependencies import ServiceState
 from qseg.service.errors import install_handlers
 from qseg.service.middleware import BodyLimit, HeadAsGet, Metrics, NoFraming
 from qseg.service.routers import docs, login, metrics, segmenting, status
 from qseg.service.schemas import request_model
 from qseg.service.served import ServedMethods, open_served
-from qseg.service.settings import Settings, load_settings
+from qseg.service.settings import MULTIPROCESS_VARIABLE, Settings, load_settings
+from qseg.service.throttle import Throttle
 
 
 def log_style_hints() -> None:
@@ -52,7 +54,13 @@ def create_app(settings: Settings | None = None, served: ServedMethods | None = 
     """The application serving ``served`` (default: opened from ``settings.methods``) with
     ``settings`` (default: from the environment, ``QSEG_SERVE_*`` and ``QSEG_TOKEN``), with
     the annotation pages of ``settings.project`` if it names one."""
-    settings = settings or load_settings()
+    if settings is None:  # launched by uvicorn or gunicorn: a bad setting is one line
+        try:
+            settings = load_settings()
+            served = served if served is not None else open_served(settings.methods)
+        except QsegError as exc:
+            print(f"qseg: error: {exc}", file=sys.stderr, flush=True)
+            raise SystemExit(3) from None  # gunicorn: a worker that cannot boot stops the arbiter
     log_style_hints()
     served = served if served is not None else open_served(settings.methods)
     state = ServiceState()
@@ -75,7 +83,8 @@ def create_app(settings: Settings | None = None, served: ServedMethods | None = 
     app.state.settings = settings
     app.state.served = served
     app.state.service = state
-    app.state.throttle = Throttle(settings.login_attempts)
+    # counted once for all the workers, in the folder they share for their metrics
+    app.state.throttle = Throttle(settings.login_attempts, os.environ.get(MULTIPROCESS_VARIABLE))
     model = request_model(list(served), settings)
     routers = [segmenting.segmenting_router(model), status.health, status.router]
     routers += [metrics.router, login.router, docs.router, docs.files]

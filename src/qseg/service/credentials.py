@@ -13,6 +13,8 @@ from fastapi.security import HTTPAuthorizationCredentials
 
 from qseg.service.settings import Settings, is_loopback
 
+LOGIN_COOKIE_PREFIX = "qseg_login_"
+
 
 def signed(request: Request, token: str, credentials: HTTPAuthorizationCredentials | None) -> bool:
     """The token in the Authorization header, or the login cookie made from it."""
@@ -31,7 +33,7 @@ def login_cookie(token: str) -> tuple[str, str]:
     def keyed(purpose: str) -> str:
         return hmac.new(token.encode(), purpose.encode(), hashlib.sha256).hexdigest()
 
-    return "qseg_login_" + keyed("qseg login cookie name")[:12], keyed("qseg login cookie")
+    return LOGIN_COOKIE_PREFIX + keyed("qseg login cookie name")[:12], keyed("qseg login cookie")
 
 
 def may_be_told(request: Request) -> bool:

@@ -3,7 +3,6 @@ Authorization header): the token checked once, then kept as a cookie made from i
 tokens are throttled per client address."""
 
 # no `from __future__ import annotations`: FastAPI reads the route signatures' types
-import math
 import secrets
 from typing import Annotated
 
@@ -12,17 +11,19 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
 
 from qseg.service.access import (
-    Throttle,
+    client_address,
     get_settings,
     local_path,
     require_client,
     require_same_site,
+    throttled,
 )
 from qseg.service.bodies import JsonRoute
 from qseg.service.credentials import login_cookie
 from qseg.service.errors import Refusal, declared
 from qseg.service.pages import page
 from qseg.service.settings import Settings
+from qseg.service.throttle import Throttle
 
 router = APIRouter(
     route_class=JsonRoute,
@@ -78,18 +79,11 @@ def _sign_in(
 ) -> str:
     """Where to go once the token is right (401 if wrong, 429 after too many wrong)."""
     token = settings.secret
-    client = request.scope.get("client")
-    address = client[0] if client else ""
-    if (wait := throttle.wait(address)) > 0:
-        raise Refusal(
-            429,
-            f"too many wrong tokens from {address}: try again in {math.ceil(wait)} s",
-            headers={"Retry-After": str(math.ceil(wait))},
-        )
+    throttled(request)
     if token is None:
         raise Refusal(401, "this service has no token: open / without signing in")
     if not secrets.compare_digest(given.encode(), token.encode()):
-        throttle.failed(address)
+        throttle.failed(client_address(request))
         raise Refusal(401, "wrong token", headers={"WWW-Authenticate": "Bearer"})
     return local_path(asked)
 
