@@ -190,6 +190,28 @@ def test_pipelined_requests_before_a_malformed_one_are_answered_in_order(server)
     good_request_still_works(server)
 
 
+MALFORMED_BODIES = {
+    "an unknown transfer coding": b"Transfer-Encoding: xchunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+    "an overflowing chunk size": b"Transfer-Encoding: chunked\r\n\r\n" + b"f" * 20 + b"\r\nab\r\n",
+    "a chunk size that is no number": b"Transfer-Encoding: chunked\r\n\r\nzz\r\n",
+}
+
+
+@pytest.mark.parametrize("framing", MALFORMED_BODIES.values(), ids=MALFORMED_BODIES)
+def test_a_malformed_chunked_body_is_answered_400_at_once(server, framing):
+    """Issue 66, item 7: these waited for the 408 of a late body (10 s by default)."""
+    head = b"POST /segment HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    with connect(server) as sock:  # the connection kept open: the answer must not need EOF
+        sock.settimeout(HEADER_SECONDS + 5)
+        start = time.monotonic()
+        sock.sendall(head + framing)
+        received = sock.recv(65536)
+        took = time.monotonic() - start
+    assert statuses(received) == [400], received[:200]
+    assert took < HEADER_SECONDS, took  # not the late body's 408
+    good_request_still_works(server)
+
+
 def test_an_upgrade_request_is_answered_as_http(server):
     body = b'{"queries": ["new york"], "method": "naive"}'
     request = (

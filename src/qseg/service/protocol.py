@@ -164,8 +164,11 @@ class GuardedHttp(HttpToolsProtocol):
             self.began = False
 
     def _busy(self) -> bool:
-        """Whether a request of this connection is being answered or waits to be."""
-        return bool(self.pipeline) or (self.cycle is not None and not self.cycle.response_complete)
+        """Whether a request of this connection is being answered or waits to be (not one
+        given up for its malformed body)."""
+        running = self.running
+        answering = running is not None and not running.response_complete
+        return bool(self.pipeline) or (answering and not running.disconnected)
 
     def _tick_later(self) -> None:
         self._ticker = self.loop.call_later(TICK, self._tick)
@@ -212,7 +215,15 @@ class GuardedHttp(HttpToolsProtocol):
     # a malformed request after pipelined good ones
     def send_400_response(self, msg: str) -> None:
         """uvicorn answers a malformed request at once, closing the connection under the
-        requests pipelined before it; here they are answered first."""
+        requests pipelined before it; here they are answered first. A request whose body
+        is malformed (an unknown transfer coding, a chunk size that overflows or is no
+        number) will never arrive whole: it is given up at once, not left to time out."""
+        if self.body_since is not None and self.cycle is not None:
+            malformed = self.cycle
+            malformed.disconnected = True  # the application reading its body stops
+            malformed.message_event.set()
+            self.pipeline = type(self.pipeline)(p for p in self.pipeline if p[0] is not malformed)
+            self.body_since = None
         if self._busy():
             self.deferred_400 = msg
             self.flow.pause_reading()
