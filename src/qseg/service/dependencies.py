@@ -1,5 +1,5 @@
 """What the routes need, as FastAPI dependencies: the served segmenters, the worker's state
-(a 503 while it drains), the open annotation project. Each reads what the application was
+(draining or not), the open annotation project. Each reads what the application was
 made with (``app.state``), so nothing depends on how the application was launched."""
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from fastapi.security import HTTPAuthorizationCredentials
 from qseg.annotation.project import Project, ProjectError
 from qseg.service.access import bearer, require_access
 from qseg.service.errors import Refusal
-from qseg.service.middleware import ARRIVED
 from qseg.service.served import ServedMethods
 
 
 @dataclass
 class ServiceState:
     """Whether the worker is ready (its segmenters loaded, the application started) and
-    since when it drains (SIGTERM received: it answers 503 to requests that arrive after)."""
+    since when it drains (SIGTERM received: ``/readyz`` answers 503, every other request is
+    answered and its connection closed, :class:`qseg.service.server.DrainingServer`)."""
 
     ready: bool = False
     draining_since: float | None = None
@@ -45,33 +45,17 @@ async def get_served(request: Request) -> ServedMethods:
     return request.app.state.served
 
 
-async def accepting(request: Request) -> None:
-    """A draining worker refuses the requests that arrived after it began to drain (those in
-    flight finish), closing the connection so that a client that keeps it alive goes to
-    another worker rather than ask this one again."""
-    state: ServiceState = request.app.state.service
-    since = state.draining_since
-    arrived = request.scope.get("state", {}).get(ARRIVED, time.monotonic())
-    if since is not None and arrived >= since:
-        raise Refusal(
-            503,
-            "shutting down: send the request to another worker",
-            headers={"Connection": "close"},
-        )
-
-
 async def guard(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> None:
-    """The access rules, then the drain, as one dependency: each dependency FastAPI solves
-    costs every request tens of microseconds, more than segmenting a query."""
+    """The access rules as one dependency: each dependency FastAPI solves costs every
+    request tens of microseconds, more than segmenting a query."""
     await require_access(request, credentials)
-    await accepting(request)
 
 
 GUARDS = [Depends(guard)]
-"""The dependencies of every route but ``/healthz``: the access rules, then the drain."""
+"""The dependencies of every route but ``/healthz``: the access rules."""
 
 
 def open_project(request: Request) -> Iterator[Project]:

@@ -19,8 +19,6 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-ARRIVED = "qseg_arrived"
-"""The request state's key of the time a request arrived (``time.monotonic()``)."""
 DISCARDED = 64 << 20
 """The most of an oversized body read and thrown away before the 413 is answered."""
 DISCARD_SECONDS = 10.0
@@ -147,9 +145,8 @@ class NoFraming:
 
 
 class Metrics:
-    """Each request counted and timed from its arrival (kept in the request's state: a
-    worker that begins to drain still answers what had arrived) under the path of the route
-    that answered it (the router puts it in the scope), ``static`` or ``other``."""
+    """Each request counted and timed under the path of the route that answered it (the
+    router puts it in the scope), ``static`` or ``other``."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -159,7 +156,6 @@ class Metrics:
             await self.app(scope, receive, send)
             return
         start = time.perf_counter()
-        scope.setdefault("state", {})[ARRIVED] = time.monotonic()
         status = 500
 
         async def sending(message: Message) -> None:

@@ -57,6 +57,8 @@ class GuardedHttp(HttpToolsProtocol):
     header_seconds = 10.0
     min_body_rate = 1024
     max_connections = 1000
+    draining = False
+    """Set in a worker that drains: each request is answered with ``Connection: close``."""
     tally = _Tally()
 
     @classmethod
@@ -137,6 +139,8 @@ class GuardedHttp(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         super().on_headers_complete()
+        if self.draining and self.cycle is not None:
+            self.cycle.keep_alive = False  # answered, then closed: the client reconnects
         self.waiting_since = None
         self.body_since = time.monotonic()
         self.body_bytes = 0

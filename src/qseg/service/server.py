@@ -8,20 +8,21 @@ model arrays and imported libraries are shared pages in all of them, not a copy 
 ``benchmarks/service.py --memory`` measures both). The port is bound only once everything is
 loaded, so nothing answers before the service can segment.
 
-On SIGTERM each worker drains: for ``drain`` seconds it answers new requests with 503
-(``/readyz`` too, so a load balancer takes it out) while requests in flight finish; then it
-stops.
+On SIGTERM each worker drains (:class:`DrainingServer`): it stops taking connections and for
+``drain`` seconds answers what comes on the ones it has, closing each after its answer; then it
+stops. A reload (SIGHUP: gunicorn starts new workers, then sends the old ones SIGTERM) is
+thereby invisible to clients: no request is refused.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
 import os
 import shutil
 import signal
 import sys
 import tempfile
-import threading
 from types import FrameType
 from typing import Any, ClassVar
 from urllib.parse import quote
@@ -36,7 +37,12 @@ from qseg.service.settings import MULTIPROCESS_VARIABLE, Settings, check_binding
 
 
 class DrainingServer(Server):
-    """uvicorn's server, answering 503 for ``drain`` seconds after SIGTERM before it stops."""
+    """uvicorn's server, draining for ``drain`` seconds after SIGTERM before it stops: it
+    stops listening at once (new connections go to the other workers: on a reload, the new
+    ones gunicorn has started), answers every request that comes on a connection it has,
+    each with ``Connection: close`` (the client reconnects, to another worker), and
+    ``/readyz`` with 503 (a load balancer takes it out); then uvicorn's shutdown closes what
+    is idle and waits for the requests in flight."""
 
     def __init__(self, config: Any, state: Any, drain: float) -> None:
         super().__init__(config)
@@ -46,9 +52,16 @@ class DrainingServer(Server):
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         if sig == signal.SIGTERM and self.drain > 0 and not self.state.draining:
             self.state.drain()
-            threading.Timer(self.drain, Server.handle_exit, (self, sig, frame)).start()
+            GuardedHttp.draining = True
+            # from the signal handler, only what is safe there: the rest in the event loop
+            asyncio.get_event_loop().call_soon_threadsafe(self._begin_draining, sig, frame)
             return
         super().handle_exit(sig, frame)
+
+    def _begin_draining(self, sig: int, frame: FrameType | None) -> None:
+        for server in self.servers:
+            server.close()  # the listening socket, not the connections
+        asyncio.get_running_loop().call_later(self.drain, Server.handle_exit, self, sig, frame)
 
 
 class DrainingWorker(UvicornWorker):

@@ -24,9 +24,12 @@ async def healthz() -> dict[str, str]:
 
 @router.get("/readyz", response_model=Status)
 async def readyz(state: Annotated[ServiceState, Depends(get_state)]) -> dict[str, str]:
-    """Every served segmenter is loaded and the worker takes requests (503 otherwise)."""
+    """Every served segmenter is loaded and the worker takes requests (503 otherwise: a
+    load balancer takes a draining worker out)."""
     if not state.ready:
         raise Refusal(503, "not ready: starting")
+    if state.draining:
+        raise Refusal(503, "shutting down", headers={"Connection": "close"})
     return {"status": "ready"}
 
 
