@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import os
 import random
+import sys
 import threading
 from dataclasses import replace
 from functools import cache
@@ -280,55 +281,349 @@ def test_models_the_kernel_does_not_cover_keep_the_python_path():
     assert model.uncompiled()._kernel is None
 
 
-ASAN_RUN = """
-import importlib.util, random, sys
+def with_max_candidates(model: BreakModel, count: object) -> BreakModel:
+    """``model`` made in memory with ``decoding.max_candidates`` set to ``count``."""
+    decoding = replace(model.decoding, max_candidates=count)
+    return replace(model, params={**model.params, "decoding": decoding})
 
-spec = importlib.util.spec_from_file_location("qseg.segmenters._joint_kernel", sys.argv[1])
-module = importlib.util.module_from_spec(spec)
-sys.modules["qseg.segmenters._joint_kernel"] = module  # the checked build, not the installed
-spec.loader.exec_module(module)
+
+@pytest.mark.parametrize("count", [0, -1, 2.5, True])
+def test_a_model_made_with_an_unusable_max_candidates_is_refused_alike_on_both_paths(count):
+    """``max_candidates`` sizes the kernel's buffers (0 read past one, -1 asked for 2^64
+    bytes) and the Python path's window (it failed on empty arrays, or answered from all but
+    the last candidate): a model made in memory with one it cannot use is refused in one line
+    where the kernel is made and on the Python path alike, whatever the query."""
+    bad = with_max_candidates(kernel_model(), count)
+    message = "max_candidates must be"
+    with pytest.raises(qseg.QsegError, match=message):
+        compile_model(bad)
+    for path in (bad, bad.uncompiled()):
+        for query in ("tickets", "new york yankees tickets", "new york yankees tickets " * 4):
+            with pytest.raises(qseg.QsegError, match=message) as error:
+                path.segment(query)
+            assert "\n" not in str(error.value)
+            with pytest.raises(qseg.QsegError, match=message):
+                path.rank(query, 3)
+            with pytest.raises(qseg.QsegError, match=message):
+                list(path.segment_many([query], errors="skip"))
+
+
+def test_a_large_max_candidates_is_what_the_python_path_makes_of_it():
+    """Up to all the candidates a query has (2^(n - 1)): the kernel answers as the Python path
+    does, where it asked for 16 TB from 13 words."""
+    large = with_max_candidates(kernel_model(), 2**40)
+    reference = large.uncompiled()
+    for query in (
+        "new york yankees tickets",
+        "cheap new york yankees tickets online for the game at the stadium tonight",
+    ):
+        assert large.segment(query) == reference.segment(query)
+        got, expected = large.rank(query, 5), reference.rank(query, 5)
+        assert [s for s, _ in got] == [s for s, _ in expected]
+
+
+@pytest.mark.parametrize("spec", ["default", "naive", "wiki"])
+def test_a_query_that_is_not_unicode_text_is_a_query_error(spec):
+    """A lone surrogate (undecodable bytes read with ``surrogateescape``) has no UTF-8 form for
+    the kernels: a :class:`~qseg.QueryError` like any query that cannot be segmented, which
+    ``segment_many(errors="skip")`` leaves out and goes on."""
+    segmenter = qseg.segmenter(spec)
+    long = " ".join(["new york yankees tickets"] * 20) + " \udcff"  # 81 words: the heap arrays
+    for bad in ("a \udcff b", ["new", "york\ud800"], long):
+        with pytest.raises(qseg.QueryError, match="lone surrogate") as error:
+            segmenter.segment(bad)
+        assert "\n" not in str(error.value)
+        with pytest.raises(qseg.QueryError, match="lone surrogate"):
+            segmenter.rank(bad, 2)
+        queries = ["new york yankees", bad, "cheap tickets"]
+        got = list(segmenter.segment_many(queries, errors="skip"))
+        assert got == [segmenter.segment(q) for q in (queries[0], queries[2])]
+        with pytest.raises(qseg.QueryError, match=r"query 1 \(.*lone surrogate"):
+            list(segmenter.segment_many(queries))
+
+
+LEAK_RUN = """
+import gc, os, sys
+import qseg
+
+def resident():
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+best = qseg.segmenter("naive").scorer.best
+bad = ("new", "york", "yankees", "tickets") * 250 + ("b\\udcff",)
+for calls in (50, int(sys.argv[1])):  # the first round makes what is made once
+    gc.collect()
+    before = resident()
+    for _ in range(calls):
+        try:
+            best(bad)
+        except UnicodeEncodeError:
+            pass
+    gc.collect()
+print(resident() - before)
+"""
+
+
+def test_no_error_path_leaks_the_word_arrays_of_a_long_query(tmp_path):
+    """A query of more than 64 words has its words' pointers and lengths on the heap: a word
+    without UTF-8 (a lone surrogate, which only a caller bypassing ``normalize`` can pass)
+    raises before they are allocated, and every caller frees them however it ends. Checked
+    twice: in a fresh process (no freed memory that a leak would fill first), resident memory
+    over 5,000 such calls of 1,001 words, 16 KB of arrays each (a leak grew it by 78 MiB);
+    and exactly with ``tracemalloc``, which sees the arrays (a successful call's peak holds
+    them) and finds none left after 200 failed calls of each kernel's entry that takes any
+    length."""
+    import gc
+    import subprocess
+    import tracemalloc
+
+    from qseg.segmenters._gap_kernel import name_edge_counts, span_tables
+
+    from qseg.segmenters.compiled import domain_kernel
+
+    if sys.platform.startswith("linux"):
+        script = tmp_path / "leak.py"
+        script.write_text(LEAK_RUN, encoding="utf-8")
+        grown = subprocess.run(
+            [sys.executable, str(script), "5000"], capture_output=True, text=True, check=True
+        )
+        assert int(grown.stdout) < 8 << 20, f"{int(grown.stdout) >> 20} MiB more"
+    naive, source = qseg.segmenter("naive"), kernel_model().source
+    counts, words, titles, names = (source.counts, source.words, source.titles, source.names)
+    domain = domain_kernel(qseg.segmenter("qseg-default-v3").domain)
+    good = ("new", "york", "yankees", "tickets") * 250
+    bad = (*good[:-1], "b\udcff")
+    entries = [
+        naive.scorer.best,
+        naive.scorer.table,
+        lambda w: span_tables([w], counts.view, words.view, titles.view, 5, 5),
+        lambda w: name_edge_counts([w], names.view),
+        domain.predict,
+    ]
+    tracemalloc.start()
+    try:
+        for entry in entries:
+            with pytest.raises(UnicodeEncodeError):
+                entry(bad)  # (anything made once, made before counting)
+            entry(good)
+            gc.collect()
+            tracemalloc.reset_peak()
+            start = tracemalloc.get_traced_memory()[0]
+            entry(good)
+            assert tracemalloc.get_traced_memory()[1] - start >= 16 * len(good)  # seen
+            gc.collect()
+            start = tracemalloc.get_traced_memory()[0]
+            for _ in range(200):
+                with pytest.raises(UnicodeEncodeError):
+                    entry(bad)
+            gc.collect()
+            assert tracemalloc.get_traced_memory()[0] - start < 16 * len(good), entry
+    finally:
+        tracemalloc.stop()
+
+
+def test_keys_no_query_can_equal_leave_a_model_made_in_memory_its_kernel():
+    """A phrase or lexicon key holding a line break or a lone surrogate, which a model file is
+    refused for (tests/test_model_fuzz.py), in a model made in memory: its kernel holds the
+    other keys and answers as the Python path, which never finds those either."""
+    model = kernel_model()
+    assert model.lexicon is not None
+    odd = {"new\nyork": 0.99, "yankees \udcff": 0.99, "new york yankees tickets\n": 0.01}
+    tables = tuple(
+        {**table, "york\nnew": (9.0, 9), "\udcff": (0.0, 9)} for table in model.lexicon.tables
+    )
+    changed = replace(
+        model, phrases={**model.phrases, **odd}, lexicon=replace(model.lexicon, tables=tables)
+    )
+    assert changed._kernel is not None
+    queries = ["new york yankees tickets", "york new", "new york yankees tickets " * 4]
+    reference = changed.uncompiled()
+    assert [changed.segment(q) for q in queries] == [reference.segment(q) for q in queries]
+    got, expected = changed.rank(queries[0], 6), reference.rank(queries[0], 6)
+    assert [s for s, _ in got] == [s for s, _ in expected]
+
+
+@pytest.mark.parametrize(
+    "table, n",
+    [
+        ([[(5, 3)]], 3),  # past the last word: read past the decoder's arrays
+        ([[(1, 3)]], 3),  # a segment of one word
+        ([[(2, 1)], [], [], [], []], 2),  # rows past the query: written past them
+        ([], -5),
+    ],
+)
+def test_the_compiled_decoder_refuses_a_table_of_other_words(table, n):
+    """``decoder.best_breaks`` takes any weight table: one that is not one of n words had the
+    compiled decoder read and write past its arrays (a wrong score, or a crash)."""
+    from qseg.segmenters.decoder import best_breaks
+
+    with pytest.raises(ValueError, match="weight table of"):
+        best_breaks(table, n)
+    assert best_breaks([[(2, 1)], [(3, 4)]], 3) == (4, (1, 0))
+
+
+KERNELS = {
+    "qseg._words": "src/qseg/_words.c",
+    "qseg.resources._store": "src/qseg/resources/_store.c",
+    "qseg.segmenters._gap_kernel": "src/qseg/segmenters/_gap_kernel.c",
+    "qseg.segmenters._trees": "src/qseg/segmenters/_trees.c",
+    "qseg.segmenters._kernel": "src/qseg/segmenters/_kernel.c",
+    "qseg.segmenters._joint_kernel": "src/qseg/segmenters/_joint_kernel.c",
+}
+"""Every extension the segmenters run (module: its translated C source), checked with
+AddressSanitizer by :func:`test_the_kernels_read_and_write_only_their_own_memory`."""
+
+ASAN_FLAGS = ["-fPIC", "-O1", "-g1", "-fsanitize=address", "-fno-omit-frame-pointer"]
+"""``-g1``: line tables for the reports, at 5 s instead of 8 s for the largest kernel. Compiled
+(``-c``, which ccache caches, where it does not cache a compile that links too), then linked."""
+
+ASAN_RUN = """
+import importlib.machinery, importlib.util, random, sys
+
+BUILT = dict(arg.split("=", 1) for arg in sys.argv[2:])  # module -> its checked build
+
+
+class Checked:
+    # the checked builds are found before the installed ones, in whatever order qseg imports
+    # them (a kernel's cimports import the others by name)
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name not in BUILT:
+            return None
+        loader = importlib.machinery.ExtensionFileLoader(name, BUILT[name])
+        return importlib.util.spec_from_file_location(name, BUILT[name], loader=loader)
+
+
+sys.meta_path.insert(0, Checked)
+
+from dataclasses import replace
 
 import qseg
+from qseg._words import normal_words
 from qseg.query import QueryError, normalize
+from qseg.resources.store import build_from_entries
+from qseg.segmenters._joint_kernel import KeyTable
+from qseg.segmenters.decoder import best_breaks
 
 model = qseg.segmenter("default(style=auto)")
+web = model.models["web"]
+edges = [  # the fewest candidates, and every one a query has
+    replace(web, params={**web.params, "decoding": replace(web.decoding, max_candidates=count)})
+    for count in (1, 2**40)
+]
+naive, wiki = qseg.segmenter("naive"), qseg.segmenter("wiki(unseen_titles=true)")
 rng = random.Random(5)
 letters = "abcdefghijklmnopqrstuvwxyz0123456789éßü東京-&'"
 known = ["new", "york", "the", "of", "tickets", "a", "ﬁle", "x²", "🙂"]
 done = 0
-for i in range(int(sys.argv[2])):
+for i in range(int(sys.argv[1])):
     length = rng.choice([1, 2, 3, 5, 8, 12, 13, 20, 40, 63, 64, 65, 100, 200])
     words = [
         rng.choice(known) if rng.random() < 0.5 else "".join(rng.choices(letters, k=5))
         for _ in range(length)
     ]
+    text = " ".join(words) if i % 2 else "  ".join(w.upper() for w in words)
+    normal_words(text)
     try:
-        query = normalize(words)
+        query = normalize(text)
     except QueryError:
         continue
     got = model.segment(query)
     one = model.models[model.kinds([query])[0]]
-    assert one._kernel is not None and type(one._kernel).__module__ == module.__name__
-    if i % 10 == 0:
+    assert one._kernel is not None
+    for segmenter in (naive, wiki):
+        segmenter.segment(query)
+        if i % 5 == 0:
+            table = segmenter.span_weights(query)
+            assert best_breaks(list(table), len(query)) == segmenter.scorer.best(query)
+            segmenter.rank(query, 3)
+    if i % 10 == 0:  # the Python path: span tables, gap rows, name counts, trees
         assert got == one.uncompiled().segment(query), query
         if 2 <= len(query) <= 64:
             one._kernel.candidates(query, rng.choice([1, 4, 50, 300]))
+    if i % 10 == 5 and len(query) <= 14:
+        for edge in edges:
+            edge.segment(query)
+            edge.rank(query, 3)
+    if i % 25 == 0:  # a word that is not Unicode text reaches a kernel: an error, no more
+        bad = (*query[:-1], "b\\udcff")
+        calls = [naive.scorer.best, wiki.scorer.table, one._kernel.breaks]
+        for call in calls[: 3 if 2 <= len(bad) <= 64 else 2]:
+            try:
+                call(bad)
+            except UnicodeEncodeError:
+                pass
+            else:
+                raise AssertionError("a lone surrogate went through")
     done += 1
+entries = {" ".join(rng.choices(known, k=rng.randint(1, 4))): rng.randint(1, 10**6)
+           for _ in range(3000)}
+for mode in ("exact", "compact"):  # the store's builder (hashes, packing, buckets)
+    store = build_from_entries(entries, kind="counts", mode=mode)
+    view = store.view
+    assert all(view.lookup(key) is not None for key in list(entries)[:200])
+    view.lookup_many(list(entries)[:500] + ["not there", "東京 ﬁle"])
+table = KeyTable(list(entries))
+assert all(table.get(key) >= 0 for key in entries)
+for name, path in BUILT.items():
+    assert sys.modules[name].__file__ == path, name
 print("segmented", done)
 """
 
 
-def test_the_kernel_reads_and_writes_only_its_own_memory(tmp_path):
-    """The kernel built with AddressSanitizer (every read and write of its buffers checked)
-    segments 500 random queries of 1 to 200 words, every tenth compared with the Python
-    path."""
+def asan_builds(gcc: str) -> dict[str, Path]:
+    """Each extension of :data:`KERNELS` built with AddressSanitizer, side by side, the largest
+    first (through ccache where installed: a build it has seen costs nothing); kept in
+    ``.pytest_cache`` per C source, compiler and flags (the builds are 15 s of the test)."""
     import shutil
     import subprocess
-    import sys
     import sysconfig
+    from concurrent.futures import ThreadPoolExecutor
 
-    source = ROOT / "src" / "qseg" / "segmenters"
-    translated = source / "_joint_kernel.c"
+    version = subprocess.run([gcc, "--version"], capture_output=True, text=True).stdout
+    compiler = [c for c in [shutil.which("ccache")] if c] + [gcc]
+    include = [f"-I{sysconfig.get_paths()['include']}"]
+    built: dict[str, Path] = {}
+    needed = []
+    for name, source in KERNELS.items():
+        path = ROOT / source
+        flags = [*ASAN_FLAGS, *include, f"-I{path.parent}"]
+        key = hashlib.sha256("\0".join([path.read_text(), version, *flags]).encode())
+        target = ROOT / ".pytest_cache" / "asan" / f"{path.stem}-{key.hexdigest()[:16]}.so"
+        built[name] = target
+        if not target.exists():
+            needed.append((path, flags, target))
+
+    def build(job: tuple[Path, list[str], Path]) -> None:
+        path, flags, target = job
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(f".{os.getpid()}.part")
+        objects = target.with_suffix(f".{os.getpid()}.o")
+        for command in (
+            [*compiler, *flags, "-c", str(path), "-o", str(objects)],
+            [gcc, "-shared", "-fsanitize=address", str(objects), "-o", str(partial)],
+        ):
+            subprocess.run(command, check=True, capture_output=True)
+        objects.unlink()
+        partial.replace(target)
+
+    largest_first = sorted(needed, key=lambda job: -job[0].stat().st_size)
+    with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
+        list(pool.map(build, largest_first))
+    return built
+
+
+def test_the_kernels_read_and_write_only_their_own_memory(tmp_path):
+    """Every extension the segmenters run, built with AddressSanitizer (every read and write
+    of their buffers checked), segments 500 random queries of 1 to 200 words: the default
+    model's kernel (every tenth query also on the Python path: span tables, gap rows, name
+    counts, trees; some with 1 candidate and with all a query has), ``naive`` and ``wiki``
+    (their scans, decoding and weight tables), words that are not Unicode text on each
+    kernel's error path; then builds and reads stores."""
+    import shutil
+    import subprocess
+
     gcc = shutil.which("gcc")
     found = (
         subprocess.run(
@@ -337,29 +632,20 @@ def test_the_kernel_reads_and_writes_only_its_own_memory(tmp_path):
         if gcc
         else ""
     )
-    if not translated.exists() or not gcc or not Path(found).is_file():
+    missing = [source for source in KERNELS.values() if not (ROOT / source).exists()]
+    if missing or not gcc or not Path(found).is_file():
         pytest.skip(
-            "needs gcc with AddressSanitizer (libasan) and the kernel's translated C source "
-            f"({translated}, written by an in-place build: pip install -e .)"
+            "needs gcc with AddressSanitizer (libasan) and the kernels' translated C sources, "
+            "written by an in-place build (pip install -e .)"
+            + (f": {', '.join(missing)} missing" if missing else "")
         )
-    flags = ["-shared", "-fPIC", "-O1", "-g", "-fsanitize=address", "-fno-omit-frame-pointer"]
-    flags += [f"-I{sysconfig.get_paths()['include']}", f"-I{source}"]
-    version = subprocess.run([gcc, "--version"], capture_output=True, text=True).stdout
-    # built once for this C source, compiler and flags: the build is 8 s of the test
-    key = hashlib.sha256("\0".join([translated.read_text(), version, *flags]).encode())
-    built = ROOT / ".pytest_cache" / "asan" / f"_joint_kernel-{key.hexdigest()[:16]}.so"
-    if not built.exists():
-        built.parent.mkdir(parents=True, exist_ok=True)
-        partial = built.with_suffix(f".{os.getpid()}.part")
-        subprocess.run(
-            [gcc, *flags, str(translated), "-o", str(partial)], check=True, capture_output=True
-        )
-        partial.replace(built)
+    built = asan_builds(gcc)
     script = tmp_path / "run.py"
     script.write_text(ASAN_RUN, encoding="utf-8")
     env = {**os.environ, "LD_PRELOAD": str(Path(found).resolve()), "ASAN_OPTIONS": "detect_leaks=0"}
+    modules = [f"{name}={path}" for name, path in built.items()]
     result = subprocess.run(
-        [sys.executable, str(script), str(built), "500"], capture_output=True, text=True, env=env
+        [sys.executable, str(script), "500", *modules], capture_output=True, text=True, env=env
     )
     assert result.returncode == 0 and "AddressSanitizer" not in result.stderr, result.stderr[-3000:]
     assert result.stdout.startswith("segmented ")

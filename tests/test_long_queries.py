@@ -164,6 +164,51 @@ def test_rank_gives_k_answers_for_every_length(default):
         assert [s for s, _ in default.rank(query, 4)] == [s for s, _ in ranked[:4]]
 
 
+TITLE_RULED = (
+    "tear stain remover for french bulldog men athletic dress shirt satin mint green bow tie "
+    "sugar free white chocolate syrup 100% cotton tartan boxer shorts bathing without a battle "
+    "allegheny district attorney office add another email to my account work"
+)
+"""40 words (queries one after the other) most of whose likely segmentations hold a segment of
+five words or more that is no title."""
+
+
+def test_rank_gives_fewer_than_k_only_where_its_docstring_says(default):
+    """Under the title rule a query of more than 12 words ranks what the rule allows among the
+    ``max(k, max_candidates) + 64`` break vectors its gap model finds most probable, and
+    splitting every word if that leaves fewer than k: fewer than k although the query has
+    2^39 segmentations (2,454 of 3,000 here), on the kernel as on the Python path. Without
+    the rule it gives k; up to 12 words, every segmentation the rule allows."""
+    from dataclasses import replace
+
+    from qseg.query import normalize
+    from qseg.segmenters.decoder import kbest_gaps
+
+    k = 3000
+    words = normalize(TITLE_RULED)
+    assert len(words) == 40
+    ranked = default.rank(words, k)
+    assert [s for s, _ in ranked] == [s for s, _ in default.uncompiled().rank(words, k)]
+    (p,), tables, _ = default._probabilities([words], None)
+    assert tables is not None
+    p = np.clip(p.astype(np.float64), 1e-6, 1 - 1e-6)
+    searched = kbest_gaps(np.log(p).tolist(), np.log1p(-p).tolist(), k + break_model._SEARCHED)
+    bits = np.array([b for _, b in searched], dtype=np.int8)
+    allowed = {tuple(b) for b in bits[default._allowed(words, tables[0], bits)].tolist()}
+    assert len(allowed) < k
+    assert {s.breaks for s, _ in ranked} == allowed | {(1,) * 39}
+    assert len(ranked) == 2_454
+    unruled = replace(default.decoding, title_only_from=0)
+    assert len(replace(default, params={**default.params, "decoding": unruled}).rank(words, k)) == k
+    short = normalize("cheap new york yankees tickets for the game at the stadium tonight")
+    (_,), tables, _ = default._probabilities([short], None)
+    assert tables is not None
+    every = candidate_bits(len(short))
+    count = int(default._allowed(short, tables[0], every).sum())
+    assert count < len(every) == 2048
+    assert len(default.rank(short, 2048)) == count
+
+
 def test_the_window_is_shorter_than_the_enumerated_queries():
     assert WINDOW_WORDS <= break_model.MAX_JOINT_WORDS
 

@@ -693,6 +693,50 @@ def test_zeroed_biases_in_a_valid_member_are_refused_in_one_line(warm_cache, tmp
     assert_one_line_error(refused, digest_error(bad, "router.npz"), status=1)
 
 
+def _with_odd_word(data: dict) -> dict:
+    left, *others = data["tables"]
+    return {**data, "tables": [{**left, "york\nnew": [1, 2]}, *others]}
+
+
+ODD_KEYS = {
+    "a phrase with a line break": (
+        "phrases.json",
+        lambda data: {**data, "new\nyork": 0.5},
+        "phrase 'new\\nyork' holds a line break",
+    ),
+    "a phrase with a lone surrogate": (
+        "phrases.json",
+        lambda data: {**data, "new \udcff": 0.5},  # JSON's "\udcff": valid JSON, no Unicode
+        "phrase 'new \\udcff' holds a lone surrogate",
+    ),
+    "a lexicon word with a line break": (
+        "lexicon.json",
+        _with_odd_word,
+        "lexicon entry 'york\\nnew' holds a line break",
+    ),
+}
+
+
+@pytest.mark.parametrize("odd", ODD_KEYS)
+def test_a_key_no_query_can_equal_is_refused_where_the_model_loads(odd, tmp_path):
+    """A phrase or lexicon key holding a line break or a lone surrogate is no n-gram's, and
+    the kernel's key tables cannot hold it: such a model loaded, then every compiled call
+    failed (and compiled again). Refused where it is read, in one line naming the file, the
+    member and the key."""
+    member, change, problem = ODD_KEYS[odd]
+    path = changed(
+        SHIPPED_MODEL,
+        tmp_path / "odd.qseg",
+        member,
+        lambda data: json.dumps(change(json.loads(data))).encode(),
+    )
+    with pytest.raises(ModelError) as error:
+        models.load(path)
+    assert str(error.value).startswith(f"{path} ({member}): {problem} (")
+    assert "\n" not in str(error.value)
+    assert_one_line_error(qseg("segment", "--method", path, "new york"), problem, status=1)
+
+
 @pytest.mark.parametrize("damage", ["a bit flipped", "other numbers"])
 @pytest.mark.parametrize("cache", ["empty", "warm"])
 def test_a_damaged_carried_member_is_refused_whatever_the_cache_holds(

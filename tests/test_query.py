@@ -95,3 +95,33 @@ def test_invisible_format_characters_are_dropped(text):
 def test_a_query_of_format_characters_only_is_empty():
     with pytest.raises(QueryError, match="empty query"):
         normalize("\u200b\u00ad \ufeff")
+
+
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("a \udcff b", "U+DCFF, at character 2"),  # a byte 0xFF read with surrogateescape
+        ("\ud800", "U+D800, at character 0"),
+        ("Café \udfff", "U+DFFF, at character 5"),
+        (["new", "york\udc80"], "U+DC80, at character 8"),  # words: joined by a space
+    ],
+)
+def test_text_with_a_lone_surrogate_is_refused_as_no_query(text, where):
+    """It has no UTF-8 form, so no store or kernel could look its words up."""
+    with pytest.raises(QueryError, match="not Unicode text: a lone surrogate") as error:
+        normalize(text)
+    assert where in str(error.value) and "\n" not in str(error.value)
+
+
+SURROGATES = st.text(st.characters(categories=["Cs"]), max_size=2)
+
+
+@given(st.lists(st.one_of(st.text(), SURROGATES), min_size=1).map("".join))
+def test_normalized_words_are_always_unicode_text(text):
+    """Whatever the text, its words have a UTF-8 form (what the kernels read), or it is a
+    :class:`QueryError`."""
+    try:
+        words = normalize(text)
+    except QueryError:
+        return
+    assert " ".join(words).encode("utf-8")

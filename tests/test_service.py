@@ -683,7 +683,17 @@ def test_a_reload_under_load_refuses_no_request(tmp_path):
     running = Server("--workers", "2", "--method", "naive", "--drain-seconds", "2")
     try:
         load = subprocess.Popen(
-            [wrk, "-t1", "-c32", "-d8s", "--timeout", "5s", "-s", str(script), f"{running.url}/segment"],
+            [
+                wrk,
+                "-t1",
+                "-c32",
+                "-d8s",
+                "--timeout",
+                "5s",
+                "-s",
+                str(script),
+                f"{running.url}/segment",
+            ],
             stdout=subprocess.PIPE,
             text=True,
         )

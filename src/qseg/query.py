@@ -27,7 +27,8 @@ _RESERVED = str.maketrans({'"': " ", "|": " ", "(": " ", ")": " "})
 
 
 class QueryError(QsegError):
-    """A query that cannot be segmented (empty, or longer than :data:`MAX_QUERY_WORDS`)."""
+    """A query that cannot be segmented (empty, longer than :data:`MAX_QUERY_WORDS`, or not
+    Unicode text)."""
 
 
 NORMALIZATION_VERSION = 2
@@ -58,12 +59,28 @@ def normalize(text: Query) -> tuple[str, ...]:
         text = _joined(text)
     words = normal_words(text)
     if words is None:
+        _check_unicode(text)
         words = tuple(words_of(text))
     if not words:
         raise QueryError("empty query: it has no words")
     if len(words) > MAX_QUERY_WORDS:
         raise QueryError(f"query has {len(words)} words; the limit is {MAX_QUERY_WORDS}")
     return words
+
+
+def _check_unicode(text: str) -> None:
+    """:class:`QueryError` for text that is not Unicode: a lone surrogate (what
+    ``errors="surrogateescape"`` makes of bytes that are not UTF-8) has no UTF-8 form, so no
+    store, table or kernel could look its word up."""
+    if text.isascii():
+        return
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise QueryError(
+            f"not Unicode text: a lone surrogate, U+{ord(text[exc.start]):04X}, at character "
+            f"{exc.start} (bytes that were not UTF-8?)"
+        ) from None
 
 
 def _joined(words: object) -> str:

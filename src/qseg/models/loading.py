@@ -423,6 +423,8 @@ def _load_adapted(
 def phrase_counts_of(data: Any) -> dict[str, tuple[float, int]]:
     """Phrase counts read back from JSON (``ValueError`` unless they map n-grams to
     ``[made a segment, occurrences]`` with 0 <= made <= occurrences)."""
+    from qseg.segmenters.lexicon import check_keys
+
     if not isinstance(data, dict):
         raise ValueError("phrase counts map n-grams to [made a segment, occurrences]")
     counts = {}
@@ -436,6 +438,7 @@ def phrase_counts_of(data: Any) -> dict[str, tuple[float, int]]:
         ):
             raise ValueError(f"phrase {key!r} is not [made a segment, occurrences]")
         counts[key] = (float(value[0]), value[1])
+    check_keys(counts, "phrase")
     return counts
 
 

@@ -150,26 +150,29 @@ def name_edge_counts(list queries, StoreView names):
     cdef double[:, ::1] found = out
     cdef Words w
     cdef Py_ssize_t row = 0
-    cdef double begins, ends, next_begins, next_ends
+    cdef double begins = 0.0, ends = 0.0, next_begins, next_ends
     for q in range(len(queries)):
         words_open(&w, <tuple>queries[q])
-        n = w.n
-        if n > 1:
-            begins = name_count(names, &w, 0, 1, True, False)
-            ends = name_count(names, &w, 0, 1, False, True)
-        for g in range(n - 1):
-            next_begins = name_count(names, &w, g + 1, g + 2, True, False)
-            next_ends = name_count(names, &w, g + 1, g + 2, False, True)
-            found[row, 0] = ends
-            found[row, 1] = next_begins
-            found[row, 2] = begins
-            found[row, 3] = next_ends
-            found[row, 4] = name_count(names, &w, g - 1, g + 1, False, True) if g > 0 else NAN
-            found[row, 5] = (name_count(names, &w, g + 1, g + 3, True, False) if g + 2 < n
-                             else NAN)
-            begins, ends = next_begins, next_ends
-            row += 1
-        words_close(&w)
+        try:
+            n = w.n
+            if n > 1:
+                begins = name_count(names, &w, 0, 1, True, False)
+                ends = name_count(names, &w, 0, 1, False, True)
+            for g in range(n - 1):
+                next_begins = name_count(names, &w, g + 1, g + 2, True, False)
+                next_ends = name_count(names, &w, g + 1, g + 2, False, True)
+                found[row, 0] = ends
+                found[row, 1] = next_begins
+                found[row, 2] = begins
+                found[row, 3] = next_ends
+                found[row, 4] = (name_count(names, &w, g - 1, g + 1, False, True) if g > 0
+                                 else NAN)
+                found[row, 5] = (name_count(names, &w, g + 1, g + 3, True, False) if g + 2 < n
+                                 else NAN)
+                begins, ends = next_begins, next_ends
+                row += 1
+        finally:
+            words_close(&w)
     return out
 
 

@@ -844,6 +844,8 @@ cdef class JointKernel:
             trees_from(&self.ranker_trees, ranker_trees, self.keep)
         self.phrases, self.rates = phrases, rates
         self.longest_phrase = longest_phrase
+        if max_candidates < 1:  # (compile_model refuses such a model in one line first)
+            raise ValueError(f"max_candidates must be at least 1, got {max_candidates}")
         self.max_candidates, self.title_only_from = max_candidates, title_only_from
         self.n_features = n_features
         cdef Py_ssize_t candidate_width = CANDIDATE_COLUMNS + (domain is not None or kind >= 0)
@@ -893,7 +895,9 @@ cdef class JointKernel:
 
     cdef int open_query(self, tuple words, Words* w, Query* q) except -1:
         """Fill ``q`` for the words ``w``: its span tables (and the name statistics'), its
-        words' attributes, name counts, vector rows and lexicon entries, and its kind."""
+        words' attributes, name counts, vector rows and lexicon entries, and its kind. Its
+        one block of memory is ``q.logs`` from the start, freed by the caller (:meth:`decide`)
+        whether this returns or raises."""
         cdef Py_ssize_t n = w.n, cells = n * (n + 1), a
         cdef char* block = <char*>malloc(cells * (3 * sizeof(double) + 1)
                                          + n * (ATTRS + 4) * sizeof(double)
@@ -929,12 +933,8 @@ cdef class JointKernel:
         for a in range(cells):
             q.logs[a] = log1p(q.logs[a])
             q.titles[a] = title_cells[a] != 0.0
-        try:
-            word_attrs(words, self.function_words, None, self.tag_classes, self.classes - 1,
-                       q.attrs)
-        except BaseException:
-            free(block)
-            raise
+        word_attrs(words, self.function_words, None, self.tag_classes, self.classes - 1,
+                   q.attrs)
         if self.name_statistics:
             for a in range(cells):
                 q.names_logs[a] = NAN
@@ -944,11 +944,7 @@ cdef class JointKernel:
                 q.names_logs[a] = log1p(q.names_logs[a])
         q.kind = self.kind
         if q.kind < 0 and self.domain is not None:
-            try:
-                q.kind = self.domain.probability(words, w)
-            except BaseException:
-                free(block)
-                raise
+            q.kind = self.domain.probability(words, w)
         return 0
 
     # -- gap probabilities -------------------------------------------------------------
@@ -1413,8 +1409,7 @@ cdef class JointKernel:
         cdef object bit
         if not 2 <= n <= MAX_LONG_WORDS:
             raise ValueError(f"the compiled path takes 2 to {MAX_LONG_WORDS} words, not {n}")
-        if n <= MAX_WORDS:
-            window = min(window, 1 << (n - 1))
+        window = window_for(window, n)
         cdef uint8_t* bits = <uint8_t*>malloc(window * (n - 1) + window * sizeof(float))
         if bits == NULL:
             raise MemoryError()
@@ -1445,9 +1440,7 @@ cdef class JointKernel:
         cdef Py_ssize_t n = len(words), kept
         if not 2 <= n <= MAX_LONG_WORDS:
             raise ValueError(f"the compiled path takes 2 to {MAX_LONG_WORDS} words, not {n}")
-        window = max(1, window)
-        if n <= MAX_WORDS:
-            window = min(window, 1 << (n - 1))
+        window = window_for(max(1, window), n)
         bits = np.zeros((window, n - 1), dtype=np.int8)
         scores = np.zeros(window, dtype=np.float32)
         cdef int8_t[:, ::1] b = bits
@@ -1458,6 +1451,18 @@ cdef class JointKernel:
         finally:
             words_close(&w)
         return bits[:kept], scores[:kept]
+
+
+cdef Py_ssize_t window_for(Py_ssize_t window, Py_ssize_t n) except -1:
+    """The candidates a query of n words is decided among: no more than it has (2^(n - 1):
+    the Python path finds no more either), and at most 2^51, so that the sizes of the buffers
+    they take (a few hundred bytes each) cannot overflow; more is a ``MemoryError``, as the
+    Python path runs out of memory on them."""
+    if n - 1 < 62:
+        window = min(window, (<Py_ssize_t>1) << (n - 1))
+    if window > (<Py_ssize_t>1) << 51:
+        raise MemoryError()
+    return window
 
 
 cdef inline double integer_power(Py_ssize_t length) noexcept nogil:

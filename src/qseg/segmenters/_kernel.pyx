@@ -194,13 +194,21 @@ cdef list to_table(Spans* s):
 
 def best_breaks(list weights, Py_ssize_t n):
     """The highest-scoring segmentation of ``n`` words from a weight table:
-    ``(score, break bits)``."""
+    ``(score, break bits)``. A table that is no table of n words (more rows than n - 1, a
+    segment ending before its second word or after the last) is a ``ValueError``: decoding
+    indexes its arrays by the ends."""
     cdef Spans s
     cdef Py_ssize_t i
+    if n < 0 or len(weights) > max(n - 1, 0):
+        raise ValueError(f"a weight table of {n} words has up to {max(n - 1, 0)} rows, "
+                         f"not {len(weights)}")
     spans_open(&s, n)
     try:
         for i in range(len(weights)):
             for end, weight in weights[i]:
+                if not i + 2 <= end <= n:
+                    raise ValueError(f"row {i} of a weight table of {n} words: a segment "
+                                     f"ends at {end}, not at {i + 2} to {n}")
                 spans_add(&s, i, end, from_int(weight))
         return decode(&s)
     finally:

@@ -47,7 +47,9 @@ class Segmenter(Protocol):
 
     def rank(self, query: Query, k: int) -> list[tuple[Segmentation, float]]:
         """The ``k`` best segmentations with their scores, best first (fewer if the query has
-        fewer); the first is :meth:`segment`'s."""
+        fewer, or if the method lists only some: ``naive`` and ``wiki`` leave out those scoring
+        -1, a model with the title rule those it forbids, and on a long query it may find fewer:
+        :meth:`.break_model.BreakModel.rank`); the first is :meth:`segment`'s."""
         ...
 
 

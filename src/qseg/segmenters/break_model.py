@@ -46,7 +46,7 @@ from qseg.segmenters.joint import (
 from qseg.segmenters.lexicon import Lexicon, gap_keys
 from qseg.segmenters.name_features import name_features
 from qseg.segmenters.records import BATCH
-from qseg.segmenters.trainable import Decoding, Inputs
+from qseg.segmenters.trainable import Decoding, Inputs, check_decoding
 from qseg.segmenters.trees import TreeEnsemble
 
 WINDOW_WORDS = 8
@@ -186,7 +186,10 @@ class BreakModel:
 
     @property
     def decoding(self) -> Decoding:
-        return self.params.get("decoding") or Decoding()
+        """How it decodes, checked (:func:`.trainable.check_decoding`): a model made in memory
+        may hold settings no file loads with, refused in one line by the Python path as by
+        the kernel (:func:`.compiled.compile_model`)."""
+        return check_decoding(self.params.get("decoding") or Decoding())
 
     @property
     def uses_tags(self) -> bool:
@@ -484,7 +487,17 @@ class BreakModel:
         ``k``, the next most probable ones, ordered by their margin too, each shown with its
         margin capped at the lowest of the first group's (the model never chooses them over
         those). Otherwise by the log-probability of the breaks under the gap model. The first
-        is always :meth:`segment`'s."""
+        is always :meth:`segment`'s.
+
+        There are ``k`` unless the query has fewer segmentations that the title rule
+        (``decoding.title_only_from``) allows, with one exception: under the rule, a query of
+        more than :data:`.joint.MAX_JOINT_WORDS` words (of any length where decoding is gap by
+        gap) has the segmentations it allows among the ``max(k, max_candidates)`` (gap by gap:
+        ``k``) plus :data:`_SEARCHED` break vectors the gap model finds most probable, and
+        splitting every word (always allowed) if that leaves fewer than ``k``. A query most of
+        whose likely segmentations hold a long segment that is no title gets fewer than ``k``
+        (a 40-word query: 2,454 of 3,000), where searching on for allowed ones could take
+        exponentially long."""
         check_k(k)
         words = normalize(query)
         query_tags = None if tags is None else [tags]

@@ -29,7 +29,9 @@ from qseg.segmenters.gap_features import (
     POS_CLASSES,
     TAG_INDEX,
 )
+from qseg.segmenters.lexicon import matchable
 from qseg.segmenters.name_features import _COUNT_AT, _RATE_AT
+from qseg.segmenters.trainable import check_decoding
 from qseg.segmenters.trees import TreeEnsemble
 
 MAX_COMPILED_WORDS = 64
@@ -98,8 +100,13 @@ def domain_kernel(model: DomainModel) -> DomainKernel:
 
 def compile_model(model: Any) -> JointKernel | None:
     """The kernel of a joint model (a :class:`~qseg.segmenters.break_model.BreakModel`,
-    which imports this module), or ``None`` if the kernel does not cover it."""
+    which imports this module), or ``None`` if the kernel does not cover it. Its decoding
+    settings are checked here, where the kernel is made (a model made in memory may hold any):
+    one it cannot use is the one-line :class:`~qseg.errors.QsegError` the Python path raises
+    too."""
     source, inputs = model.source, model.inputs
+    if model.joint is not None:
+        check_decoding(model.decoding)
     if (
         model.joint is None
         or model.probe is not None
@@ -128,12 +135,12 @@ def compile_model(model: Any) -> JointKernel | None:
     if model.lexicon is not None:
         lexicon, stats = [], []
         for table in model.lexicon.tables:
-            keys = list(table)
+            keys = matchable(list(table))
             lexicon.append(KeyTable(keys))
             stats.append(np.array([table[k] for k in keys], dtype=np.float64).reshape(-1, 2))
         prior = model.lexicon.prior
     vectors = model.vectors
-    phrases = list(model.phrases)
+    phrases = matchable(list(model.phrases))
     return JointKernel(
         counts=source.counts.view,
         words=source.words.view,
@@ -168,7 +175,7 @@ def compile_model(model: Any) -> JointKernel | None:
         ranker_trees=ranker,
         phrases=KeyTable(phrases),
         rates=np.array([model.phrases[k] for k in phrases], dtype=np.float64),
-        longest_phrase=max((k.count(" ") + 1 for k in phrases), default=0),
+        longest_phrase=max((k.count(" ") + 1 for k in model.phrases), default=0),
         max_candidates=model.decoding.max_candidates,
         title_only_from=model.decoding.title_only_from,
         n_features=model.n_features,

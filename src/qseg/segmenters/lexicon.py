@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -120,6 +120,7 @@ class Lexicon:
                         "0 <= break sum <= count"
                     )
                 entries[key] = (float(value[0]), int(value[1]))
+            check_keys(entries, "lexicon entry")
             frozen.append(entries)
         return cls(float(prior), tuple(frozen))
 
@@ -156,7 +157,49 @@ def check_phrase_rates(data: Any) -> dict[str, float]:
     numbers)."""
     if not isinstance(data, dict) or not all(_finite_number(v) for v in data.values()):
         raise ValueError("phrase rates must map n-grams to finite numbers")
+    check_keys(data, "phrase")
     return data
+
+
+def check_keys(keys: Iterable[str], what: str) -> None:
+    """``ValueError`` naming the first key (a ``what``) that no query's span can equal: one
+    holding a line break or a lone surrogate. The compiled kernel's key tables cannot hold it,
+    so a model file with one is refused where it is read, not at every query."""
+    keys = list(keys)
+    if _all_matchable(keys):
+        return
+    for key in keys:
+        problem = _key_problem(key)
+        if problem:
+            raise ValueError(f"{what} {key!r} {problem}")
+
+
+def matchable(keys: list[str]) -> list[str]:
+    """``keys`` without those no query's span can equal (:func:`check_keys`): what the
+    kernel's key tables hold of a model made in memory, with the Python path's answers (it
+    never finds those keys either)."""
+    if _all_matchable(keys):
+        return keys
+    return [key for key in keys if _key_problem(key) is None]
+
+
+def _all_matchable(keys: list[str]) -> bool:
+    """Whether no key holds a line break or a lone surrogate: one pass over all of them (the
+    culprits are looked for only if there are any)."""
+    joined = "".join(keys)
+    return "\n" not in joined and (joined.isascii() or _key_problem(joined) is None)
+
+
+def _key_problem(key: str) -> str | None:
+    """Why no query's span can equal ``key`` (normalized words joined by single spaces hold
+    neither a line break nor a lone surrogate), or ``None``."""
+    if "\n" in key:
+        return "holds a line break (an n-gram is words joined by spaces)"
+    try:
+        key.encode("utf-8")
+    except UnicodeEncodeError:
+        return "holds a lone surrogate (it is not Unicode text)"
+    return None
 
 
 def _finite_number(value: Any) -> bool:

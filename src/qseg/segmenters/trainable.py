@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
+from numbers import Integral
 from typing import Any
 
 from qseg.errors import QsegError
@@ -292,14 +293,25 @@ def check_settings(params: Mapping[str, Any]) -> None:
     check_seed(settings["random_state"], "random_state")
     if settings["inner_folds"] < 2:
         raise QsegError(f"inner_folds must be at least 2, got {settings['inner_folds']}")
-    if decoding.max_candidates < 1:
-        raise QsegError(f"max_candidates must be at least 1, got {decoding.max_candidates}")
-    if decoding.title_only_from < 0 or decoding.title_only_from == 1:
-        raise QsegError(
-            f"title_only_from must be 0 (off) or at least 2, got {decoding.title_only_from}"
-        )
+    check_decoding(decoding)
     if not 0 <= decoding.agreement_weight <= 1:
         raise QsegError(f"agreement_weight must be in [0, 1], got {decoding.agreement_weight}")
+
+
+def check_decoding(decoding: Decoding) -> Decoding:
+    """``decoding`` if segmenting can use it, else :class:`~qseg.errors.QsegError`: checked
+    when a model is fitted or loaded, and again where a model made in memory is segmented
+    with (the compiled kernel and the Python path alike), whose buffers are sized by
+    ``max_candidates``."""
+    count = decoding.max_candidates
+    if isinstance(count, bool) or not isinstance(count, Integral):
+        raise QsegError(f"max_candidates must be a whole number, got {count!r}")
+    if count < 1:
+        raise QsegError(f"max_candidates must be at least 1, got {count}")
+    limit = decoding.title_only_from
+    if isinstance(limit, bool) or not isinstance(limit, Integral) or limit < 0 or limit == 1:
+        raise QsegError(f"title_only_from must be 0 (off) or at least 2, got {limit!r}")
+    return decoding
 
 
 MAX_SEED = 2**31 - 1
