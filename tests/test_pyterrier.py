@@ -54,6 +54,19 @@ def test_the_rewriter_keeps_the_original_and_reset_restores_it():
     assert list(twice["query_1"]) == list(frame["query"])
 
 
+def test_the_rewriter_keeps_a_phrase_list(tmp_path):
+    phrases = tmp_path / "phrases.txt"
+    phrases.write_text("yankees tickets\n")
+    frame = pd.DataFrame({"qid": ["1"], "query": ["new york yankees tickets"]})
+    rewritten = QsegRewriter("wiki(unseen_titles=true)", "lucene", phrases=phrases)(frame)
+    printed = qseg("segment", "--method", "wiki(unseen_titles=true)", "--format", "lucene",
+                   "--phrases", phrases, "new york yankees tickets")  # fmt: skip
+    assert list(rewritten["query"]) == out(printed).splitlines()
+    assert list(rewritten["query"]) != list(
+        QsegRewriter("wiki(unseen_titles=true)")(frame)["query"]
+    )
+
+
 def test_an_adapted_model_rewrites_as_qseg_segment_formats(tmp_path):
     adapted = str(adapted_default(tmp_path))
     frame = pd.DataFrame({"qid": ["1", "2"], "query": ["containers for food", "c++ books"]})

@@ -195,6 +195,15 @@ def test_a_dataframe_column(session):
         on_spark.segment_dataframe(frame, "x", "naive")
 
 
+def test_a_dataframe_column_keeps_a_phrase_list(session, tmp_path):
+    """Issue 67, item 4: the list travels with the segmenter to the executors."""
+    phrases = tmp_path / "phrases.txt"
+    phrases.write_text("yankees tickets\n")
+    frame = session.createDataFrame([("new york yankees tickets",)], ["q"])
+    done = on_spark.segment_dataframe(frame, "q", "wiki(unseen_titles=true)", phrases=phrases)
+    assert [r["segmentation"] for r in done.collect()] == ["new york yankees tickets"]
+
+
 def test_paths_and_masters_that_cannot_be_used(tmp_path):
     (tmp_path / "out").mkdir()
     (tmp_path / "q.txt").write_text("a b\n")

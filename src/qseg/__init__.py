@@ -87,6 +87,7 @@ def segmenter(
     bigrams: StrPath | None = None,
     query_log: StrPath | None = None,
     allow_other_resources: bool = False,
+    phrases: StrPath | None = None,
 ) -> Segmenter:
     """A segmenter by method spec, shipped model name or model file path, on ``resources``
     (a :class:`Resources` in memory) or on resources read from the files named (not both);
@@ -94,7 +95,9 @@ def segmenter(
     than it was trained with unless ``allow_other_resources``.
 
     Without a method: the shipped default model (where none is shipped, the rule-based
-    ``wiki(unseen_titles=true)`` where titles are available, else ``naive``).
+    ``wiki(unseen_titles=true)`` where titles are available, else ``naive``). ``phrases``: a
+    file of phrases (one a line) that every answer keeps whole
+    (:mod:`qseg.segmenters.phrase_list`).
     """
     files: _ResourceFiles = {
         "ngrams": ngrams,
@@ -116,6 +119,7 @@ def segmenter(
         method or default_method(resources),
         resources,
         allow_other_resources=allow_other_resources,
+        phrases=phrases,
     )
 
 

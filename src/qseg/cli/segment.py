@@ -87,6 +87,12 @@ def configure(seg: argparse.ArgumentParser) -> None:
     seg.add_argument(
         "--pos", metavar="FILE", help="part-of-speech tags by query id, as in Webis (for models)"
     )
+    seg.add_argument(
+        "--phrases",
+        metavar="FILE",
+        help="a phrase file (one a line, .gz too) whose phrases every answer keeps whole (a "
+        "catalog's names; built once into the cache; see docs/adapting.md)",
+    )
     seg.add_argument("--k", type=int, default=1, help="list the K best segmentations with scores")
     seg.add_argument(
         "--format",
@@ -237,7 +243,9 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
                 "built-in ones); using naive"
             )
     try:
-        segmenter = open_segmenter(spec, given, allow_other_resources=args.allow_other_resources)
+        segmenter = open_segmenter(
+            spec, given, allow_other_resources=args.allow_other_resources, phrases=args.phrases
+        )
     except ResourceMismatch as exc:
         if args.method or args.model:
             raise

@@ -9,7 +9,7 @@ from typing import IO, Any
 
 from qseg.cli.common import at_least_one
 
-OWN = {"methods", "project", "token", "public_origins", "forwarded_allow_ips"}
+OWN = {"methods", "project", "phrases", "token", "public_origins", "forwarded_allow_ips"}
 """Settings with an option of their own shape (the rest are numbers: ``--name N``)."""
 
 
@@ -31,6 +31,12 @@ def configure(serve: argparse.ArgumentParser) -> None:
         "(repeatable; the first is the default of requests; default: the shipped default model)",
     )
     serve.add_argument(
+        "--phrases",
+        metavar="FILE",
+        help="a phrase file (one a line, .gz too) whose phrases every served method keeps whole "
+        "(a catalog's names; see docs/adapting.md)",
+    )
+    serve.add_argument(
         "--host", default=DEFAULT_HOST, help="address to bind (default: %(default)s)"
     )
     serve.add_argument("--port", type=int, default=8000, help="default: %(default)s; 0: a free one")
@@ -40,8 +46,8 @@ def configure(serve: argparse.ArgumentParser) -> None:
         type=float,
         default=2.0,
         metavar="S",
-        help="after SIGTERM, answer new requests with 503 for S seconds while those in flight "
-        "finish (default: %(default)s)",
+        help="after SIGTERM, stop taking connections and for S seconds answer what comes on "
+        "the open ones, closing each, while those in flight finish (default: %(default)s)",
     )
     serve.add_argument(
         "--prepare",
@@ -111,7 +117,7 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
     if args.prepare:
         from qseg.service.served import open_served
 
-        served = open_served(settings.methods)
+        served = open_served(settings.methods, settings.phrases)
         out.write(f"ready to serve: {', '.join(served)}\n")
         return
     from qseg.service.server import serve

@@ -17,6 +17,7 @@ frames, the queries as the IR evaluation sees them (stopwords of the collection 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
@@ -37,12 +38,21 @@ from qseg.segmenters.base import Segmenter
 class QsegRewriter(pt.Transformer):
     """Rewrite each query as its segmentation in ``syntax`` (a :class:`Syntax`, or a syntax's
     name: ``lucene``, the default, ``es-dsl``, ``terrier``); the original goes to ``query_0``.
-    ``segmenter``: a segmenter or a spec (default: the shipped default model)."""
+    ``segmenter``: a segmenter or a spec (default: the shipped default model); ``phrases``: a
+    phrase file whose phrases every rewrite keeps whole (with a spec)."""
 
     def __init__(
-        self, segmenter: Segmenter | str = DEFAULT, syntax: Syntax | str = "lucene"
+        self,
+        segmenter: Segmenter | str = DEFAULT,
+        syntax: Syntax | str = "lucene",
+        *,
+        phrases: str | os.PathLike[str] | None = None,
     ) -> None:
-        self.segmenter = open_segmenter(segmenter) if isinstance(segmenter, str) else segmenter
+        if isinstance(segmenter, str):
+            segmenter = open_segmenter(segmenter, phrases=phrases)
+        elif phrases is not None:
+            raise QsegError("phrases go with a spec; give open_segmenter(spec, phrases=...)")
+        self.segmenter = segmenter
         self.syntax = Syntax(syntax) if isinstance(syntax, str) else syntax
         self._render = renderer(self.syntax.name, self.syntax)
 

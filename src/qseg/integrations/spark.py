@@ -168,11 +168,13 @@ def segment_dataframe(
     output: str = "segmentation",
     errors: str = "raise",
     k: int = 1,
+    phrases: str | os.PathLike[str] | None = None,
 ) -> Any:
     """``df`` with a column ``output``: each row's ``column`` segmented by ``method`` (a spec
     or a segmenter) and written in ``fmt`` (``pipe``, ``quoted``, ``json`` or an engine's
     syntax). A value that is no query raises, naming it, or with ``errors="skip"`` gives
-    null."""
+    null. ``phrases``: a phrase file whose phrases every answer keeps whole (a spec's
+    segmenter only; :mod:`qseg.segmenters.phrase_list`)."""
     from pyspark.sql.types import StringType, StructField, StructType
 
     from qseg.models import open_segmenter
@@ -183,7 +185,12 @@ def segment_dataframe(
         raise QsegError(f"the output column {output!r} is already a column")
     if errors not in ("raise", "skip"):
         raise QsegError(f"errors must be 'raise' or 'skip', not {errors!r}")
-    segmenter = open_segmenter(method) if isinstance(method, str) else method
+    if isinstance(method, str):
+        segmenter = open_segmenter(method, phrases=phrases)
+    elif phrases is not None:
+        raise QsegError("phrases go with a spec; give open_segmenter(spec, phrases=...) instead")
+    else:
+        segmenter = method
     spark = df.sparkSession
     shipment = ship(spark, segmenter)
     render = None if fmt == "json" else renderer(fmt, syntax)

@@ -20,7 +20,10 @@ from qseg.models.format import ModelError
 from qseg.models.loading import carried_titles_of, load, save
 from qseg.models.training import estimator
 from qseg.resources.bundle import Resources
+from qseg.resources.phrase_list import phrase_list
+from qseg.resources.titles import TitleSet
 from qseg.segmenters.base import Segmenter
+from qseg.segmenters.phrase_list import keeping_phrases
 from qseg.segmenters.registry import METHODS, SpecError, create, default_spec
 from qseg.segmenters.spec import Method, Param, format_spec, looks_like_spec
 from qseg.segmenters.spec import parse as parse_spec_with
@@ -81,15 +84,21 @@ def open_segmenter(
     *,
     allow_other_resources: bool = False,
     shipped: Path = SHIPPED,
+    phrases: str | os.PathLike[str] | TitleSet | None = None,
 ) -> Segmenter:
     """The segmenter ``spec`` names, ready to segment: a method of the registry, a shipped
     model's name, or a model file's path, a model with options (:data:`MODEL_OPTIONS`) after
     it in parentheses. A trainable method is refused (train it with ``qseg train``, or take it
     untrained from :func:`qseg.segmenters.registry.create`). A saved model runs on
     ``resources`` only if they are what it was trained with, unless
-    ``allow_other_resources``. A missing optional package is the error naming its extra."""
+    ``allow_other_resources``. A missing optional package is the error naming its extra.
+    ``phrases``: a phrase file (one a line) or list, each phrase kept whole in every answer
+    (:mod:`qseg.segmenters.phrase_list` says how)."""
+    if phrases is not None and not isinstance(phrases, TitleSet):
+        phrases = phrase_list(phrases)  # a bad file is said before anything is built
     with extras_named():
-        return _open(os.fspath(spec).strip(), resources, allow_other_resources, shipped)
+        opened = _open(os.fspath(spec).strip(), resources, allow_other_resources, shipped)
+    return opened if phrases is None else keeping_phrases(opened, phrases)
 
 
 def _open(

@@ -57,12 +57,14 @@ def create_app(settings: Settings | None = None, served: ServedMethods | None = 
     if settings is None:  # launched by uvicorn or gunicorn: a bad setting is one line
         try:
             settings = load_settings()
-            served = served if served is not None else open_served(settings.methods)
+            served = (
+                served if served is not None else open_served(settings.methods, settings.phrases)
+            )
         except QsegError as exc:
             print(f"qseg: error: {exc}", file=sys.stderr, flush=True)
             raise SystemExit(3) from None  # gunicorn: a worker that cannot boot stops the arbiter
     log_style_hints()
-    served = served if served is not None else open_served(settings.methods)
+    served = served if served is not None else open_served(settings.methods, settings.phrases)
     state = ServiceState()
 
     @asynccontextmanager

@@ -21,6 +21,7 @@ from qseg.models import DEFAULT, open_segmenter
 from qseg.models.catalog import shipped_model
 from qseg.models.format import AdaptedFile, RoutedFile, read_file, read_model
 from qseg.resources.default import build_tag
+from qseg.resources.phrase_list import phrase_list
 from qseg.segmenters.base import Segmenter
 
 WARM_UP = "new york yankees tickets"
@@ -69,15 +70,17 @@ class ServedMethods(dict[str, Served]):
         return self[name]
 
 
-def open_served(specs: Iterable[str]) -> ServedMethods:
+def open_served(specs: Iterable[str], phrases: str | None = None) -> ServedMethods:
     """The segmenters ``specs`` name (none: the shipped default model), by name, each opened,
-    built where needed (behind the cache's lock, progress on stderr) and warmed up."""
+    built where needed (behind the cache's lock, progress on stderr) and warmed up, each
+    keeping the phrases of the file ``phrases`` whole if one is given."""
+    listed = None if phrases is None else phrase_list(phrases)
     served = ServedMethods()
     for spec in list(specs) or [DEFAULT]:
         name = spec.strip()
         if name in served:
             raise QsegError(f"--method {name!r} is given twice")
-        segmenter = open_segmenter(name)
+        segmenter = open_segmenter(name, phrases=listed)
         segmenter.segment(WARM_UP)
         for member in getattr(segmenter, "models", {}).values():  # a routed model's kinds:
             member.segment(WARM_UP)  # each compiled before the workers fork, shared by them

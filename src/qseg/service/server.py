@@ -129,7 +129,7 @@ def serve(
         from qseg.service.metrics import worker_exited
         from qseg.service.served import open_served
 
-        served = open_served(settings.methods)
+        served = open_served(settings.methods, settings.phrases)
         app = create_app(settings, served)
         DrainingWorker.drain = drain
         where = f"[{host}]" if ":" in host else host

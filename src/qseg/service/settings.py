@@ -45,6 +45,9 @@ class Settings(BaseSettings):
         (), description="served method specs, the first the default (none: the shipped default)"
     )
     project: str | None = Field(None, description="an annotation project file to serve pages of")
+    phrases: str | None = Field(
+        None, description="a phrase file (one a line) whose phrases every served method keeps whole"
+    )
     token: SecretStr | None = Field(
         None,
         validation_alias=AliasChoices(TOKEN_VARIABLE, f"{PREFIX}TOKEN", "token"),
