@@ -33,6 +33,7 @@ COMMANDS = {
     "evaluate": ("evaluate", "score segmentation files or segmenters against human references"),
     "train": ("train", "train a supervised segmenter"),
     "tune": ("tune", "tune a method's parameters on references"),
+    "select": ("select", "the queries a model is least sure of: the ones to annotate first"),
     "build": ("build", "build n-gram and title stores"),
     "store": ("store", "inspect or verify a store"),
     "ir-eval": (
