@@ -7,6 +7,7 @@ in Chromium by tests/test_annotation_browser.py."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 
 import pytest
@@ -304,7 +305,9 @@ def test_prefill_is_the_default_model_segmentation(tmp_path, write):
     try:  # no pre-filling now; nodes of three parts are taken (expert)
         item = server.http.get("/api/item", params={"annotator": "ann", "mode": "flat"}).json()
         assert item["prefill"] is None
-        assert server.http.get("/api/project").json()["settings"] == {"prefill": "", "expert": "1"}
+        assert server.http.get("/api/project").json()["settings"] == {
+            "prefill": "", "expert": "1", "order": "added", "model": "", "retrain_every": "0"
+        }  # fmt: skip
         tree = {"annotator": "ann", "mode": "nested", "qid": "q1",
                 "value": "((new york yankees) tickets)"}  # fmt: skip
         assert server.http.post("/api/answers", json=tree).status_code == 200
@@ -609,3 +612,80 @@ def test_table_exports_keep_spreadsheets_from_running_cells_as_formulas(tmp_path
         assert server.http.get("/api/export", params={"mode": "flat", "raw": "true"}).text == raw
     finally:
         server.stop()
+
+
+UNCERTAIN_QUERIES = [
+    "new york yankees tickets", "stainless steel chest freezers", "how to choose a bike size",
+    "harry potter and the goblet of fire", "cheap flights to paris", "black and decker drill",
+    "samsung galaxy s9 case", "red wine glasses set", "best pizza in chicago",
+    "lord of the rings extended edition", "apple iphone charger cable", "kids bike helmet",
+    "bank of america online banking", "university of michigan football", "nike air max shoes",
+]  # fmt: skip
+
+
+def test_the_pages_serve_the_least_sure_queries_first_and_retrain_in_the_background(
+    tmp_path, write
+):
+    """Issue 67, item 1: --order uncertain serves the queries the model is least sure of
+    first; every --retrain-every answered queries a process of its own adapts the model and
+    orders the queries again, while saves go on; a retrain killed with SIGKILL loses nothing."""
+    import signal
+    import time
+
+    from qseg.annotation.ordering import model_path, order_path, read_ordering, start_retrain
+    from qseg.models import open_segmenter
+    from qseg.query import normalize
+    from qseg.segmenters.uncertainty import most_uncertain
+
+    project = tmp_path / "p.db"
+    queries = write("q.txt", "".join(f"q{i}\t{q}\n" for i, q in enumerate(UNCERTAIN_QUERIES)))
+    made = qseg("annotate", project, "--queries", queries, "--order", "uncertain", "--model",
+                "default", "--retrain-every", "10", "--no-serve")  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    ordering = read_ordering(project)
+    expected = most_uncertain(open_segmenter("default"), [normalize(q) for q in UNCERTAIN_QUERIES])
+    assert ordering.qids == tuple(f"q{i}" for i in expected) and ordering.learned_from == 0
+    server = Server(str(project), command="annotate")
+    try:
+        http = server.http
+        http.post("/api/annotators", json={"name": "ann"})
+        served = []
+        for _ in range(12):  # past the 10th answer a retrain starts; saves go on meanwhile
+            item = http.get("/api/item", params={"annotator": "ann", "mode": "flat"}).json()
+            served.append(item["qid"])
+            answer = {"annotator": "ann", "mode": "flat", "qid": item["qid"],
+                      "value": "|".join(item["words"])}  # fmt: skip
+            assert http.post("/api/answers", json=answer).status_code == 200
+        assert served[:10] == list(ordering.qids[:10])
+        deadline = time.monotonic() + 180
+        while (read_ordering(project) or ordering).learned_from < 10:
+            assert time.monotonic() < deadline, "the retrain did not finish"
+            time.sleep(0.5)
+        retrained = read_ordering(project)
+        assert retrained.model == str(model_path(project)) and model_path(project).is_file()
+        assert sorted(retrained.qids) == sorted(ordering.qids)
+        shown = http.get("/api/project").json()["order"]
+        assert shown == {"kind": "uncertain", "model": str(model_path(project)),
+                         "learned_from": retrained.learned_from}  # fmt: skip
+        # the next query is the first unanswered one in the new order
+        item = http.get("/api/item", params={"annotator": "ann", "mode": "flat"}).json()
+        unanswered = [q for q in retrained.qids if q not in served]
+        assert item["qid"] == unanswered[0]
+        # a retrain killed mid-way: the order and model stay as they were, nothing is left
+        before = (order_path(project).read_bytes(), model_path(project).read_bytes())
+        assert start_retrain(project)
+        lock = tmp_path / "p.db.retrain.lock"
+        pid = int(lock.read_text())
+        time.sleep(1.0)
+        os.kill(pid, signal.SIGKILL)
+        assert (order_path(project).read_bytes(), model_path(project).read_bytes()) == before
+        assert http.post("/api/answers", json=answer).status_code == 200  # the pages serve
+        assert start_retrain(project)  # the dead one's lock taken over
+        deadline = time.monotonic() + 180
+        while lock.exists():
+            assert time.monotonic() < deadline, "the second retrain did not finish"
+            time.sleep(0.5)
+        assert read_ordering(project).learned_from == 12
+        assert not list(tmp_path.glob(".*.tmp"))
+    finally:
+        assert "Traceback" not in server.stop()

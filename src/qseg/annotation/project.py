@@ -42,10 +42,12 @@ MODES = ("flat", "nested")
 MAX_WORDS = 64
 """The longest query a project takes: longer ones are refused when added (nobody brackets a
 paragraph, and the page shows every gap)."""
-SETTINGS = {"prefill": "", "expert": "0"}
+SETTINGS = {"prefill": "", "expert": "0", "order": "added", "model": "", "retrain_every": "0"}
 """Project settings and their defaults: ``prefill`` the method spec whose segmentation the flat
 page starts from (empty: none, for unbiased gold), ``expert`` ``1`` to allow nested nodes of more
-than two parts (as in Ramanath et al. 2013's authors' files)."""
+than two parts (as in Ramanath et al. 2013's authors' files), ``order`` how the pages serve the
+queries (``added``, or ``uncertain``: the least sure first, by ``model``, adapted again every
+``retrain_every`` answered queries; :mod:`qseg.annotation.ordering`)."""
 BUSY_SECONDS = 30.0
 """How long a change waits for another connection's write lock (another annotator's save,
 another process's batch) before saying the project is in use."""

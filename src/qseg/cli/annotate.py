@@ -47,6 +47,26 @@ def configure(annotate: argparse.ArgumentParser) -> None:
         "unbiased gold; a project setting, kept)",
     )
     annotate.add_argument(
+        "--order",
+        choices=("added", "uncertain"),
+        help="serve the queries as added, or those --model is least sure of first (a project "
+        "setting, kept; default: added)",
+    )
+    annotate.add_argument(
+        "--model",
+        metavar="SPEC",
+        help="of --order uncertain: the model whose uncertainty orders the queries, and the "
+        "base a retrain adapts (default: the shipped default model)",
+    )
+    annotate.add_argument(
+        "--retrain-every",
+        type=int,
+        metavar="N",
+        help="of --order uncertain: adapt the model from the answers so far (qseg train "
+        "--from) every N answered queries, in a background process, and order the "
+        "unanswered queries again (0: never; a project setting, kept)",
+    )
+    annotate.add_argument(
         "--expert",
         action=argparse.BooleanOptionalAction,
         help="allow nested nodes of more than two parts (a project setting, kept; default off)",
@@ -88,7 +108,12 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
     adding = bool(args.queries or args.imports)
     prefill = None if args.prefill is None else _prefill(args.prefill)  # before any change
     serving = args.export is None and not args.no_serve
-    writing = adding or prefill is not None or args.expert is not None or serving
+    ordering = args.order is not None or args.model is not None or args.retrain_every is not None
+    if args.retrain_every is not None and args.retrain_every < 0:
+        raise QsegError("--retrain-every must be 0 (never) or more")
+    if args.model is not None:
+        _prefill(args.model)  # a spec that names nothing is refused before any change
+    writing = adding or prefill is not None or args.expert is not None or serving or ordering
     if not adding and not path.exists():
         check_folder(path)
         raise PathError(path, "no such project: make it with --queries FILE or --import FILE")
@@ -109,6 +134,7 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
             project.set_setting("prefill", prefill)
         if args.expert is not None:
             project.set_setting("expert", "1" if args.expert else "0")
+        _set_order(project, args)
         if args.export is not None:
             _export(project, args, out)
             return
@@ -209,6 +235,31 @@ def _export(project: Project, args: argparse.Namespace, out: IO[str]) -> None:
             write_tasks(tasks, args.export)
     where = "stdout" if args.export == "-" else args.export
     print(f"qseg: wrote {counted(answers, f'{args.mode} answer')} to {where}", file=sys.stderr)
+
+
+def _set_order(project: Project, args: argparse.Namespace) -> None:
+    """The order settings given, and with ``uncertain`` the order made now if the model
+    changed (the pages serve it from the start)."""
+    from qseg.annotation.ordering import rank, read_ordering, write_ordering
+
+    if args.order is not None:
+        project.set_setting("order", args.order)
+    if args.model is not None:
+        project.set_setting("model", args.model.strip())
+    if args.retrain_every is not None:
+        project.set_setting("retrain_every", str(args.retrain_every))
+    settings = project.settings()
+    if settings["order"] != "uncertain" or project.query_count() == 0:
+        return
+    model = settings["model"] or "default"
+    current = read_ordering(project.path)
+    if (
+        current is None
+        or (current.learned_from == 0 and current.model != model)
+        or (args.model is not None and current.model != model)
+    ):
+        print(f"qseg: ordering the queries by how sure {model} is of them", file=sys.stderr)
+        write_ordering(project.path, rank(project, model))
 
 
 def _serve(args: argparse.Namespace, project: str, prefill: str) -> None:

@@ -125,6 +125,9 @@ class ContinuedGapModel:
         train = xgb.DMatrix(x, label=rates, weight=weights, base_margin=base.margins(x))
         settings = {
             "objective": "binary:logistic",
+            # no intercept of its own: the base's margins are the start (XGBoost would
+            # estimate one from the labels, infinite where every annotated gap breaks)
+            "base_score": 0.5,
             "max_depth": params["max_depth"],
             "eta": params["learning_rate"],
             "subsample": params["subsample"],

@@ -18,6 +18,7 @@ from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel, Field
 
 from qseg.annotation.labelstudio import tasks_json, to_tasks
+from qseg.annotation.ordering import read_ordering, retrain_due, start_retrain
 from qseg.annotation.project import Missing, Project
 from qseg.annotation.summary import summarize
 from qseg.errors import QsegError
@@ -77,7 +78,35 @@ def describe(project: OpenProject) -> dict[str, Any]:
         "annotators": project.annotators(),
         "settings": project.settings(),
         "modes": ["flat", "nested"],
+        "order": _order_of(project),
     }
+
+
+def _order_of(project: Project) -> dict[str, Any]:
+    """How the queries are served: the order, and by uncertainty the model and how many
+    answered queries it learned from (0: as given)."""
+    ordering = read_ordering(project.path) if project.settings()["order"] == "uncertain" else None
+    if ordering is None:
+        return {"kind": "added"}
+    return {"kind": "uncertain", "model": ordering.model, "learned_from": ordering.learned_from}
+
+
+def _served_order(
+    project: Project, name: str, mode: str
+) -> tuple[list[tuple[str, str]], list[bool]]:
+    """The queries ``(id, text)`` in the order the pages serve them, and whether the annotator
+    has answered each: by uncertainty (queries added since the order was made come last, as
+    added), else as added."""
+    queries = project.queries()
+    answered = project.answered(name, mode)
+    ordering = read_ordering(project.path) if project.settings()["order"] == "uncertain" else None
+    if ordering is None:
+        return queries, answered
+    position = {qid: i for i, (qid, _) in enumerate(queries)}
+    ranked = [position[qid] for qid in ordering.qids if qid in position]
+    seen = set(ranked)
+    ranked += [i for i in range(len(queries)) if i not in seen]
+    return [queries[i] for i in ranked], [answered[i] for i in ranked]
 
 
 @router.post("/annotators", summary="Add an annotator (known ones are kept)")
@@ -102,7 +131,7 @@ def item(
         project.check_annotator(name)
     except Missing as exc:
         raise Refusal(404, f"{exc}: add it on the start page") from None
-    answered = project.answered(name, mode)
+    queries, answered = _served_order(project, name, mode)
     total = len(answered)
     if total == 0:
         raise Refusal(404, "the project has no queries: add some with qseg annotate --queries")
@@ -110,9 +139,7 @@ def item(
         index = next((i for i, done in enumerate(answered) if not done), total - 1)
     if index >= total:
         raise Refusal(404, f"no query at position {index}: the project has {total}")
-    found = project.query_at(index)
-    assert found is not None
-    qid, text = found
+    qid, text = queries[index]
     prefill = project.settings()["prefill"]
     filled = None
     if prefill and mode == "flat":
@@ -126,6 +153,7 @@ def item(
         "words": list(normalize(text)),
         "answer": project.answer(name, qid, mode),
         "prefill": filled.to_pipe() if filled is not None else None,
+        "order": _order_of(project),
     }
 
 
@@ -141,6 +169,8 @@ def save(body: Annotated[NewAnswer, Body()], project: OpenProject) -> dict[str, 
     except QsegError as exc:
         raise Refusal(409, str(exc)) from None
     answered = project.answered(name, body.mode)
+    if retrain_due(project):  # in a process of its own: this save does not wait for it
+        start_retrain(project.path)
     return {"saved": True, "done": sum(answered), "total": len(answered)}
 
 

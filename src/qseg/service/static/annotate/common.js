@@ -92,8 +92,13 @@ qseg.Annotating = class {
 
   progress(done) {
     const item = this.item;
+    const order = item.order || { kind: "added" };
+    const learned = order.kind !== "uncertain" ? "" : order.learned_from
+      ? `; least sure first, by a model that learned from ${order.learned_from} answered queries`
+      : "; least sure first";
     document.getElementById("progress").textContent =
-      `${this.name}: query ${item.index + 1} of ${item.total}, ${done} of ${item.total} done`;
+      `${this.name}: query ${item.index + 1} of ${item.total}, ${done} of ${item.total} done` +
+      learned;
     const bar = document.getElementById("bar");
     bar.max = item.total;
     bar.value = done;
@@ -116,7 +121,12 @@ qseg.Annotating = class {
         body: { annotator: this.name, mode: this.mode, qid: item.qid, value: given.value },
       });
       item.answer = given.value;
-      if (item.index + 1 < item.total) {
+      const uncertain = item.order && item.order.kind === "uncertain";
+      if (saved.done < saved.total && uncertain) {
+        // the order may have changed since (a retrain): the next unanswered one in it
+        await this.load(null, true);
+        qseg.say(`Saved: ${given.value}`, "ok");
+      } else if (item.index + 1 < item.total && !uncertain) {
         await this.load(item.index + 1, true);
         qseg.say(`Saved: ${given.value}`, "ok");
       } else {
