@@ -388,3 +388,67 @@ def test_the_expert_setting_allows_nodes_of_more_than_two_parts(browser, tmp_pat
         expert.stop()
     nested = out(qseg("annotate", project, "--export", "-", "--mode", "nested"))
     assert nested == "q1\tann\t((new york yankees) tickets)\n"
+
+
+THIRTY = [
+    "new york yankees tickets", "stainless steel chest freezers", "how to choose a bike size",
+    "harry potter and the goblet of fire", "cheap flights to paris", "black and decker drill",
+    "samsung galaxy s9 case", "red wine glasses set", "best pizza in chicago",
+    "lord of the rings extended edition", "apple iphone charger cable", "kids bike helmet",
+    "bank of america online banking", "university of michigan football", "nike air max shoes",
+    "used cars for sale", "chocolate chip cookie recipe", "san francisco hotels",
+    "wireless bluetooth headphones", "hp laptop battery", "star wars lego sets",
+    "weather in new orleans", "jobs in los angeles", "king size bed frame",
+    "the big bang theory season 3", "free online games", "amazon kindle fire",
+    "hello kitty backpack", "north face winter jacket", "real estate in boston",
+]  # fmt: skip
+
+
+DONE = "n => document.getElementById('progress').textContent.includes(`${n} of 30 done`)"
+
+
+def test_two_annotators_in_uncertainty_order_then_a_model_from_the_project(browser, tmp_path):
+    """Issue 67, item 6: 30 queries served least sure first (the order the model gives, the
+    page saying so), two annotators each answering all of them in the page, a retrain after
+    15 answered queries, then ``qseg train --from default --gold PROJECT``."""
+    import time
+
+    from qseg.annotation.ordering import read_ordering
+
+    queries = tmp_path / "queries.txt"
+    queries.write_text("".join(f"q{i}\t{q}\n" for i, q in enumerate(THIRTY)))
+    project = tmp_path / "project.db"
+    out(qseg("annotate", project, "--queries", queries, "--order", "uncertain", "--model",
+             "default", "--retrain-every", "15", "--no-serve"))  # fmt: skip
+    first = read_ordering(project)
+    by_text = {q: f"q{i}" for i, q in enumerate(THIRTY)}
+    server = Server(str(project), command="annotate")
+    try:
+        for name, gap in (("ann", 1), ("bob", 2)):
+            person = Person(browser, server, name)
+            person.start("flat")
+            seen = []
+            for step in range(30):
+                person.page.wait_for_function(DONE, arg=step)
+                seen.append(by_text[person.text("segments")])
+                if person.page.locator(f'.gap[data-gap="{gap}"]').count():
+                    person.page.click(f'.gap[data-gap="{gap}"]')
+                person.page.keyboard.press("Enter")
+            person.page.wait_for_function(
+                "() => document.getElementById('message').textContent.includes('all')"
+            )
+            assert sorted(seen) == sorted(by_text.values())
+            if name == "ann":  # before any retrain: the first model's order
+                assert seen[:15] == list(first.qids[:15])
+                assert "least sure first" in person.text("progress")
+            person.close()
+        deadline = time.monotonic() + 120
+        while (read_ordering(project) or first).learned_from < 15:
+            assert time.monotonic() < deadline, "no retrain"
+            time.sleep(0.5)
+    finally:
+        assert "Traceback" not in server.stop()
+    model = tmp_path / "adapted.qseg"
+    trained = qseg("train", "--from", "default", "--gold", project, "--out", model)
+    assert trained.returncode == 0, trained.stderr
+    assert out(qseg("segment", "--method", model, "kids bike helmet")).strip()
