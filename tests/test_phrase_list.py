@@ -1,6 +1,7 @@
-"""Phrase lists at run time (issue 67, item 4): every listed phrase found in a query is kept
-whole in every answer (flat, ranked, nested) of every segmenter, compiled and in Python alike;
-a list is built once into the cache and opened from there; bad files are one line."""
+"""Phrase lists at run time (issue 67, item 4: ``qseg segment --phrases``, ``qseg serve
+--method M --phrases F``): every listed phrase found in a query is kept whole in every answer
+(flat, ranked, nested) of every segmenter, compiled and in Python alike; a list is built once
+into the cache and opened from there; bad files are one line."""
 
 from __future__ import annotations
 

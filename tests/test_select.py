@@ -51,7 +51,7 @@ def test_the_entropy_sums_the_gaps_and_needs_break_probabilities():
         uncertainties(open_segmenter("naive"), words, "entropy")
     with pytest.raises(QsegError, match="unknown measure"):
         uncertainties(model, words, "votes")
-    assert MEASURES[0] == "margin"
+    assert MEASURES[0] == "entropy"
 
 
 def test_select_prints_the_least_sure_queries_as_read(write):
@@ -59,9 +59,9 @@ def test_select_prints_the_least_sure_queries_as_read(write):
     queries = write("queries.txt", "\n".join(lines) + "\n")
     printed = out(qseg("select", "--queries", queries, "-n", "3", "--quiet")).splitlines()
     model = open_segmenter("default")
-    expected = most_uncertain(model, [normalize(q) for q in QUERIES], 3)
+    expected = most_uncertain(model, [normalize(q) for q in QUERIES], 3, "entropy")
     assert printed == [lines[i] for i in expected]
-    everything = out(qseg("select", "--queries", queries, "-n", "100", "--measure", "entropy",
+    everything = out(qseg("select", "--queries", queries, "-n", "100", "--measure", "margin",
                           "--quiet")).splitlines()  # fmt: skip
     assert sorted(everything) == sorted(lines)
     assert everything[-1] == "paris"  # one word: the surest

@@ -84,8 +84,8 @@ def write_ordering(project: StrPath, ordering: Ordering) -> None:
 
 
 def rank(project: Project, spec: str, learned_from: int = 0) -> Ordering:
-    """The project's queries, the ones the model ``spec`` is least sure of first (by margin,
-    :mod:`qseg.segmenters.uncertainty`)."""
+    """The project's queries, the ones the model ``spec`` is least sure of first (by the
+    default measure, :mod:`qseg.segmenters.uncertainty`)."""
     from qseg.models import open_segmenter
     from qseg.segmenters.uncertainty import most_uncertain
 

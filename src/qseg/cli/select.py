@@ -28,9 +28,9 @@ def configure(select: argparse.ArgumentParser) -> None:
     select.add_argument(
         "--measure",
         choices=MEASURES,
-        default=MEASURES[0],
-        help="margin: between the scores of the two best segmentations (any segmenter); "
-        "entropy: of the break probabilities (trained models) (default: %(default)s)",
+        help="entropy: of the break probabilities (trained models; the default for them); "
+        "margin: between the scores of the two best segmentations (any segmenter; the "
+        "default for the others)",
     )
     select.add_argument("--quiet", action="store_true", help="no progress bar")
     select.set_defaults(run=run)
@@ -56,7 +56,8 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
             lines.append(text if ident is None else f"{ident}\t{text}")
             queries.append(normalize(text))
     segmenter = open_segmenter(args.model)
-    check_measure(segmenter, args.measure)
+    if args.measure is not None:
+        check_measure(segmenter, args.measure)
     with progress_bar(args.quiet, "queries", "measuring", total=len(queries)) as bar:
         done = 0
 

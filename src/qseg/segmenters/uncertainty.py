@@ -1,7 +1,9 @@
 """How unsure a segmenter is of a query: the order in which to annotate queries so that each
 answer teaches a model the most (active learning by uncertainty sampling).
 
-Two measures, compared in docs/adapting.md's simulations:
+Two measures, compared in docs/adapting.md's simulations (where ``entropy`` reached with 95
+and 141 annotated queries the accuracy random order reached with 200, ``margin`` with 137 and
+186): the default is ``entropy`` for a segmenter that has it, else ``margin``.
 
 - ``margin``: the difference between the scores of the segmenter's two best segmentations
   (``rank(q, 2)``); the smaller, the less sure. Any segmenter has it. A query of one word, or
@@ -21,28 +23,30 @@ import numpy as np
 from qseg.errors import QsegError
 from qseg.segmenters.base import Segmenter
 
-MEASURES = ("margin", "entropy")
-"""The measures of uncertainty, the first the default (the better in the simulations)."""
+MEASURES = ("entropy", "margin")
+"""The measures of uncertainty, the better in the simulations first."""
+
+
+def default_measure(segmenter: Segmenter) -> str:
+    """``entropy`` for a segmenter that gives break probabilities, else ``margin``."""
+    return "entropy" if hasattr(segmenter, "break_probabilities") else "margin"
 
 
 def uncertainties(
     segmenter: Segmenter,
     queries: Sequence[tuple[str, ...]],
-    measure: str = "margin",
+    measure: str | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> np.ndarray:
-    """Per query (normalized words), how unsure ``segmenter`` is of it: larger is less sure
+    """Per query (normalized words), how unsure ``segmenter`` is of it by ``measure`` (default:
+    :func:`default_measure`): larger is less sure
     (``-inf``: nothing to choose, a single possible answer). ``progress`` is told how many
     queries are done, now and then."""
-    if measure not in MEASURES:
-        raise QsegError(f"unknown measure {measure!r}: {' or '.join(MEASURES)}")
+    measure = measure or default_measure(segmenter)
+    check_measure(segmenter, measure)
     found = np.full(len(queries), -np.inf)
     if measure == "entropy":
-        probabilities = getattr(segmenter, "break_probabilities", None)
-        if probabilities is None:
-            raise QsegError(
-                f"{segmenter.spec} gives no break probabilities: measure its uncertainty by margin"
-            )
+        probabilities = segmenter.break_probabilities  # type: ignore[attr-defined]
         for start in range(0, len(queries), 1024):
             chunk = list(queries[start : start + 1024])
             for i, p in enumerate(probabilities(chunk), start=start):
@@ -79,7 +83,7 @@ def most_uncertain(
     segmenter: Segmenter,
     queries: Sequence[tuple[str, ...]],
     n: int | None = None,
-    measure: str = "margin",
+    measure: str | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> list[int]:
     """The positions of the ``n`` queries (all if ``None``) ``segmenter`` is least sure of,
