@@ -190,3 +190,19 @@ def test_the_command_line_and_the_service_keep_the_listed_phrases(tmp_path, writ
     finally:
         assert "Traceback" not in server.stop()
     assert json.loads(out(qseg("segment", "--phrases", phrases, "--format", "json", "a b")))
+
+
+@settings(max_examples=40)
+@given(
+    words=st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=90).map(tuple),
+    extra=st.lists(
+        st.lists(st.sampled_from(VOCABULARY), min_size=2, max_size=5).map(" ".join), max_size=6
+    ),
+)
+def test_the_compiled_lookup_and_the_long_query_loop_find_the_same_gaps(words, extra):
+    """Queries of up to 64 words are looked up by the store's compiled loop, longer ones in
+    Python: both give exactly the gaps inside the listed phrases' occurrences."""
+    listed = PHRASES + extra
+    kept = keeping_phrases(open_segmenter("naive"), TitleSet(listed))
+    expected = sorted({g for start, end in occurrences(words, listed) for g in range(start, end)})
+    assert list(kept.joined_gaps(words)) == expected

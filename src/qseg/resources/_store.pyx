@@ -16,6 +16,8 @@ from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 import numpy as np
 
 cdef uint64_t EXT_BIT = 1ULL << 63
+cdef enum:
+    MAX_PHRASE_QUERY_WORDS = 64
 
 
 cdef inline uint64_t key_hash(str key, uint64_t seed) except? 0:
@@ -243,6 +245,43 @@ cdef class StoreView:
         cdef bint ext = False
         cdef bint found = self.find(h, &data, &length, 1, &value, &ext)
         return found, value, ext
+
+    def phrase_gaps(self, tuple words, Py_ssize_t longest):
+        """The gaps of ``words`` (a query's, at most :data:`MAX_PHRASE_QUERY_WORDS`) inside
+        an occurrence of a key of this store with a value, in order: each word's n-grams
+        hashed as they grow, looked up while a key begins with them (its extendable bit),
+        the words' bytes never joined (:mod:`qseg.segmenters.phrase_list`'s hot path)."""
+        cdef Py_ssize_t n = len(words), start, end, k
+        if n > MAX_PHRASE_QUERY_WORDS:
+            raise ValueError(f"at most {MAX_PHRASE_QUERY_WORDS} words, got {n}")
+        cdef const uint8_t* ptrs[MAX_PHRASE_QUERY_WORDS]
+        cdef Py_ssize_t lens[MAX_PHRASE_QUERY_WORDS]
+        cdef uint8_t inside[MAX_PHRASE_QUERY_WORDS]
+        cdef uint64_t state, value
+        cdef bint ext, hit = False
+        cdef const uint8_t* space = <const uint8_t*>" "
+        for k in range(n):  # every word's UTF-8 (raises on a word that has none) first
+            ptrs[k] = <const uint8_t*>PyUnicode_AsUTF8AndSize(<str>words[k], &lens[k])
+            inside[k] = 0
+        for start in range(n - 1):
+            state = fnv_feed(fnv_start(self.seed), ptrs[start], lens[start])
+            end = start + 1
+            while end < n and end - start < longest:
+                state = fnv_feed(fnv_feed(state, space, 1), ptrs[end], lens[end])
+                value, ext = 0, False
+                if not self.find(fmix64(state), &ptrs[start], &lens[start], end - start + 1,
+                                 &value, &ext):
+                    break
+                if value > 0:
+                    hit = True
+                    for k in range(start, end):
+                        inside[k] = 1
+                if not ext:
+                    break
+                end += 1
+        if not hit:
+            return ()
+        return tuple([k for k in range(n - 1) if inside[k]])
 
     def lookup_many(self, keys):
         """Values (0 where absent) and found/extendable flags of many keys, as numpy arrays."""

@@ -25,6 +25,9 @@ from qseg.query import Query, normalize
 from qseg.segmentation import Segmentation
 from qseg.segmenters.base import Errors, Segmenter
 
+MAX_COMPILED_WORDS = 64
+"""The longest query whose listed phrases are found by the compiled lookup."""
+
 if TYPE_CHECKING:
     from qseg.resources.titles import TitleSet
 
@@ -36,6 +39,7 @@ class KeepingPhrases:
         self.segmenter = segmenter
         self.phrases = phrases
         self._lookup = phrases.view.lookup
+        self._gaps = phrases.view.phrase_gaps
         self._longest = max(phrases.max_words, 2)
 
     @property
@@ -47,25 +51,24 @@ class KeepingPhrases:
         return bool(getattr(self.segmenter, "uses_tags", False))
 
     def joined_gaps(self, words: Sequence[str]) -> tuple[int, ...]:
-        """The gaps of ``words`` inside an occurrence of a listed phrase, in order (a loop
-        kept plain: it runs on every query, most of whose word pairs are no phrase's)."""
+        """The gaps of ``words`` inside an occurrence of a listed phrase, in order (compiled:
+        :meth:`~qseg.resources._store.StoreView.phrase_gaps`, for queries of up to 64 words)."""
+        if len(words) <= MAX_COMPILED_WORDS:
+            return self._gaps(tuple(words), self._longest)
         lookup, longest, n = self._lookup, self._longest, len(words)
-        inside: set[int] | None = None
+        inside: set[int] = set()
         for start in range(n - 1):
-            key = words[start] + " " + words[start + 1]
-            found, value, extendable = lookup(key)
-            end = start + 1
-            while found:
-                if value > 0:
-                    if inside is None:
-                        inside = set()
-                    inside.update(range(start, end))
-                end += 1
-                if not extendable or end >= n or end - start >= longest:
-                    break
-                key = key + " " + words[end]
+            key = words[start]
+            for end in range(start + 1, min(n, start + longest)):
+                key = f"{key} {words[end]}"
                 found, value, extendable = lookup(key)
-        return () if inside is None else tuple(sorted(inside))
+                if not found:
+                    break
+                if value > 0:
+                    inside.update(range(start, end))
+                if not extendable:
+                    break
+        return tuple(sorted(inside))
 
     def keep(self, segmentation: Segmentation) -> Segmentation:
         """``segmentation`` with no break inside a listed phrase's occurrence."""
@@ -78,7 +81,11 @@ class KeepingPhrases:
         return Segmentation._trusted(segmentation.words, tuple(breaks))
 
     def segment(self, query: Query, **options: Any) -> Segmentation:
-        return self.keep(self.segmenter.segment(query, **options))
+        answer = self.segmenter.segment(query, **options)
+        words = answer.words
+        if len(words) <= MAX_COMPILED_WORDS and not self._gaps(words, self._longest):
+            return answer  # no listed phrase in the query: the hot path, one call
+        return self.keep(answer)
 
     def segment_many(
         self, queries: Iterable[Query], *, errors: Errors = "raise", **options: Any
