@@ -306,7 +306,8 @@ def test_prefill_is_the_default_model_segmentation(tmp_path, write):
         item = server.http.get("/api/item", params={"annotator": "ann", "mode": "flat"}).json()
         assert item["prefill"] is None
         assert server.http.get("/api/project").json()["settings"] == {
-            "prefill": "", "expert": "1", "order": "added", "model": "", "retrain_every": "0"
+            "prefill": "", "expert": "1", "order": "added", "model": "", "retrain_every": "0",
+            "suggest": "0",
         }  # fmt: skip
         tree = {"annotator": "ann", "mode": "nested", "qid": "q1",
                 "value": "((new york yankees) tickets)"}  # fmt: skip
@@ -689,3 +690,42 @@ def test_the_pages_serve_the_least_sure_queries_first_and_retrain_in_the_backgro
         assert not list(tmp_path.glob(".*.tmp"))
     finally:
         assert "Traceback" not in server.stop()
+
+
+def test_suggestions_are_off_by_default_and_marked_in_the_export(tmp_path, write):
+    """Issue 67, item 1: no answer is suggested unless --suggest; an answer given with the
+    model's suggestion shown is exported under 'NAME (suggested)'."""
+    project = tmp_path / "p.db"
+    out(qseg("annotate", project, "--queries", write("q.txt", QUERIES), "--no-serve"))
+    server = Server(str(project), command="annotate")
+    try:
+        server.http.post("/api/annotators", json={"name": "ann"})
+        item = server.http.get("/api/item", params={"annotator": "ann", "mode": "flat"}).json()
+        assert item["suggestion"] is None and item["prefill"] is None
+    finally:
+        server.stop()
+    out(qseg("annotate", project, "--suggest", "--no-serve"))
+    server = Server(str(project), command="annotate")
+    try:
+        http = server.http
+        item = http.get("/api/item", params={"annotator": "ann", "mode": "flat"}).json()
+        expected = out(qseg("segment", item["text"])).strip().replace(" | ", "|")
+        assert item["suggestion"] == expected
+        answers = [
+            ("q1", item["suggestion"], True),
+            ("q2", "stainless steel|chest freezers", False),
+        ]
+        for qid, value, suggested in answers:
+            body = {"annotator": "ann", "mode": "flat", "qid": qid, "value": value,
+                    "suggested": suggested}  # fmt: skip
+            assert http.post("/api/answers", json=body).status_code == 200
+    finally:
+        server.stop()
+    exported = out(qseg("annotate", project, "--export", "-")).splitlines()
+    assert exported == [
+        f"q1\tann (suggested)\t{item['suggestion']}",
+        "q2\tann\tstainless steel|chest freezers",
+    ]
+    # a project made before the table of suggestions existed opens and exports as before
+    sqlite3.connect(project).execute("DROP TABLE suggested")
+    assert out(qseg("annotate", project, "--export", "-")).splitlines()[0].startswith("q1\tann\t")

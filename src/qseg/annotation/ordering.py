@@ -25,6 +25,7 @@ from qseg.annotation.project import Project
 from qseg.errors import QsegError
 from qseg.fileio import StrPath, atomic_write
 from qseg.query import normalize
+from qseg.segmenters.base import Segmenter
 
 ORDERS = ("added", "uncertain")
 MIN_ANSWERS = 10
@@ -93,6 +94,26 @@ def rank(project: Project, spec: str, learned_from: int = 0) -> Ordering:
     queries = project.queries()
     order = most_uncertain(segmenter, [normalize(text) for _, text in queries])
     return Ordering(spec, learned_from, tuple(queries[i][0] for i in order))
+
+
+_SUGGESTING: dict[str, tuple[int, Segmenter]] = {}
+
+
+def suggesting_model(project: Project) -> Segmenter:
+    """The model whose answers the pages suggest (``suggest``): the one the current order
+    was made by (the latest adapted), else the project's ``model`` (default: the shipped
+    default); opened once a process, again when its file changes."""
+    from qseg.models import open_segmenter
+
+    ordering = read_ordering(project.path)
+    spec = ordering.model if ordering is not None else project.settings()["model"] or "default"
+    try:
+        changed = Path(spec).stat().st_mtime_ns
+    except OSError:
+        changed = 0
+    if spec not in _SUGGESTING or _SUGGESTING[spec][0] != changed:
+        _SUGGESTING[spec] = (changed, open_segmenter(spec))
+    return _SUGGESTING[spec][1]
 
 
 def answered_queries(project: Project) -> int:

@@ -42,12 +42,23 @@ MODES = ("flat", "nested")
 MAX_WORDS = 64
 """The longest query a project takes: longer ones are refused when added (nobody brackets a
 paragraph, and the page shows every gap)."""
-SETTINGS = {"prefill": "", "expert": "0", "order": "added", "model": "", "retrain_every": "0"}
+SETTINGS = {
+    "prefill": "",
+    "expert": "0",
+    "order": "added",
+    "model": "",
+    "retrain_every": "0",
+    "suggest": "0",
+}
 """Project settings and their defaults: ``prefill`` the method spec whose segmentation the flat
 page starts from (empty: none, for unbiased gold), ``expert`` ``1`` to allow nested nodes of more
 than two parts (as in Ramanath et al. 2013's authors' files), ``order`` how the pages serve the
 queries (``added``, or ``uncertain``: the least sure first, by ``model``, adapted again every
-``retrain_every`` answered queries; :mod:`qseg.annotation.ordering`)."""
+``retrain_every`` answered queries; :mod:`qseg.annotation.ordering`), ``suggest`` ``1`` to
+show the ordering model's answer as a hint to confirm (answers given so are marked)."""
+SUGGESTED = " (suggested)"
+"""What an export adds to the annotator of an answer given with the model's suggestion shown
+(annotators anchor on suggestions: agreement and training see such answers apart)."""
 BUSY_SECONDS = 30.0
 """How long a change waits for another connection's write lock (another annotator's save,
 another process's batch) before saying the project is in use."""
@@ -70,7 +81,11 @@ CREATE TABLE annotations (
     saved REAL NOT NULL
 );
 CREATE INDEX annotations_by_query ON annotations (qid, annotator, mode, id);
+CREATE TABLE IF NOT EXISTS suggested (id INTEGER PRIMARY KEY REFERENCES annotations(id));
 """
+_LATER_TABLES = {"suggested"}
+"""Tables a project made by an earlier qseg of the same schema version may lack: made at its
+first use."""
 
 
 class ProjectError(DataError):
@@ -305,14 +320,23 @@ class Project:
         )
         return name.strip()
 
-    def save(self, annotator: str, qid: str, mode: str, value: str) -> None:
+    def save(
+        self, annotator: str, qid: str, mode: str, value: str, *, suggested: bool = False
+    ) -> None:
         """Save an answer (pipe text for ``flat``, bracket text for ``nested``) after checking
-        that it segments the query's words."""
+        that it segments the query's words; ``suggested``: given with the model's suggestion
+        shown (marked in exports)."""
         name = annotator.strip()
         self.check_annotator(name)
         expert = self.settings()["expert"] == "1"
         with self._reported(), self._db:
             self._insert_answer(name, qid, mode, value, expert)
+            if suggested:
+                self._db.execute(
+                    "CREATE TABLE IF NOT EXISTS suggested "
+                    "(id INTEGER PRIMARY KEY REFERENCES annotations(id))"
+                )
+                self._db.execute("INSERT INTO suggested VALUES (last_insert_rowid())")
 
     def check_annotator(self, name: str) -> None:
         """:class:`Missing` unless the project has an annotator ``name``."""
@@ -411,8 +435,17 @@ class Project:
         Read whole at the first step, so that a reader stopping early (a refused export)
         leaves no cursor open on a connection about to close."""
         with self._reported():
+            marked = self._db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'suggested'"
+            ).fetchone()
+            annotator = "a.annotator"
+            if marked:  # (a project no answer was suggested in may lack the table)
+                annotator = (
+                    "a.annotator || CASE WHEN EXISTS (SELECT 1 FROM suggested s WHERE s.id = "
+                    f"a.id) THEN '{SUGGESTED}' ELSE '' END"
+                )
             rows = self._db.execute(
-                "SELECT a.qid, a.annotator, a.value FROM annotations a JOIN queries q "
+                f"SELECT a.qid, {annotator}, a.value FROM annotations a JOIN queries q "
                 "USING (qid) WHERE a.mode = ? AND a.id = (SELECT MAX(id) FROM annotations b "
                 "WHERE b.qid = a.qid AND b.annotator = a.annotator AND b.mode = a.mode) "
                 "ORDER BY q.position, a.annotator",
@@ -690,6 +723,8 @@ def _check_schema(path: str | Path, db: sqlite3.Connection) -> None:
         )
     for table, columns in _schema_columns().items():
         found = tuple(row[1] for row in db.execute(f"PRAGMA table_info({table})"))
+        if not found and table in _LATER_TABLES:
+            continue
         if not found:
             raise _damaged(path, f"the table {table} is missing")
         if found != columns:

@@ -67,6 +67,13 @@ def configure(annotate: argparse.ArgumentParser) -> None:
         "unanswered queries again (0: never; a project setting, kept)",
     )
     annotate.add_argument(
+        "--suggest",
+        action=argparse.BooleanOptionalAction,
+        help="show the model's answer (of --order uncertain's model, the latest adapted) as a "
+        "hint to confirm; exports mark answers given so, as by 'NAME (suggested)' (a project "
+        "setting, kept; default off: annotators anchor on suggestions)",
+    )
+    annotate.add_argument(
         "--expert",
         action=argparse.BooleanOptionalAction,
         help="allow nested nodes of more than two parts (a project setting, kept; default off)",
@@ -108,7 +115,7 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
     adding = bool(args.queries or args.imports)
     prefill = None if args.prefill is None else _prefill(args.prefill)  # before any change
     serving = args.export is None and not args.no_serve
-    ordering = args.order is not None or args.model is not None or args.retrain_every is not None
+    ordering = (args.order, args.model, args.retrain_every, args.suggest) != (None,) * 4
     if args.retrain_every is not None and args.retrain_every < 0:
         raise QsegError("--retrain-every must be 0 (never) or more")
     if args.model is not None:
@@ -248,6 +255,8 @@ def _set_order(project: Project, args: argparse.Namespace) -> None:
         project.set_setting("model", args.model.strip())
     if args.retrain_every is not None:
         project.set_setting("retrain_every", str(args.retrain_every))
+    if args.suggest is not None:
+        project.set_setting("suggest", "1" if args.suggest else "0")
     settings = project.settings()
     if settings["order"] != "uncertain" or project.query_count() == 0:
         return

@@ -18,7 +18,12 @@ from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel, Field
 
 from qseg.annotation.labelstudio import tasks_json, to_tasks
-from qseg.annotation.ordering import read_ordering, retrain_due, start_retrain
+from qseg.annotation.ordering import (
+    read_ordering,
+    retrain_due,
+    start_retrain,
+    suggesting_model,
+)
 from qseg.annotation.project import Missing, Project
 from qseg.annotation.summary import summarize
 from qseg.errors import QsegError
@@ -57,6 +62,8 @@ class NewAnswer(BaseModel):
     mode: Mode
     qid: Annotated[str, Field(min_length=1, max_length=200)]
     value: Annotated[str, Field(min_length=1, max_length=20_000)]
+    suggested: bool = False
+    """Whether the page showed the model's suggestion (``qseg annotate --suggest``)."""
 
 
 def _page(name: str) -> Any:
@@ -140,10 +147,13 @@ def item(
     if index >= total:
         raise Refusal(404, f"no query at position {index}: the project has {total}")
     qid, text = queries[index]
-    prefill = project.settings()["prefill"]
-    filled = None
+    settings = project.settings()
+    prefill = settings["prefill"]
+    filled = suggestion = None
     if prefill and mode == "flat":
         filled = served.pick(prefill).segmenter.segment(text)
+    if settings["suggest"] == "1" and mode == "flat":
+        suggestion = suggesting_model(project).segment(text).to_pipe()
     return {
         "index": index,
         "total": total,
@@ -153,6 +163,7 @@ def item(
         "words": list(normalize(text)),
         "answer": project.answer(name, qid, mode),
         "prefill": filled.to_pipe() if filled is not None else None,
+        "suggestion": suggestion,
         "order": _order_of(project),
     }
 
@@ -163,7 +174,7 @@ def save(body: Annotated[NewAnswer, Body()], project: OpenProject) -> dict[str, 
     request is well formed, its content does not fit the project's query."""
     name = body.annotator.strip()
     try:
-        project.save(name, body.qid, body.mode, body.value)
+        project.save(name, body.qid, body.mode, body.value, suggested=body.suggested)
     except Missing as exc:
         raise Refusal(404, str(exc)) from None
     except QsegError as exc:

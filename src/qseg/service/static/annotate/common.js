@@ -118,7 +118,10 @@ qseg.Annotating = class {
     try {
       const saved = await qseg.api("/api/answers", {
         method: "POST",
-        body: { annotator: this.name, mode: this.mode, qid: item.qid, value: given.value },
+        body: {
+          annotator: this.name, mode: this.mode, qid: item.qid, value: given.value,
+          suggested: Boolean(item.suggested),
+        },
       });
       item.answer = given.value;
       const uncertain = item.order && item.order.kind === "uncertain";

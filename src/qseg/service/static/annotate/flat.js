@@ -9,12 +9,16 @@ const flat = {
 
   show(item) {
     this.words = item.words;
-    const given = item.answer || item.prefill;
+    const given = item.answer || item.prefill || item.suggestion;
     this.breaks = given ? breaksOf(given, this.words.length) : Array(this.words.length - 1).fill(false);
     this.focused = 0;
+    // an answer saved from the model's suggestion is marked as such in the exports
+    item.suggested = !item.answer && !item.prefill && Boolean(item.suggestion);
     document.getElementById("source").textContent = item.answer
       ? "Your saved answer; change it and save again."
-      : item.prefill ? "Pre-filled by the model: correct it where it is wrong." : "New query.";
+      : item.prefill ? "Pre-filled by the model: correct it where it is wrong."
+      : item.suggested ? "The model's suggestion: confirm it, or change it where it is wrong."
+      : "New query.";
     this.draw();
     const first = document.querySelector(".gap");
     (first || document.getElementById("save")).focus();
