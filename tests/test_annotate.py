@@ -481,7 +481,8 @@ def test_a_one_word_tree_stays_nested_through_export_and_import(tmp_path, write)
     exported = write("nested.tsv", nested)
     out(qseg("annotate", copy, "--import", exported, "--no-serve"))
     assert out(qseg("annotate", copy, "--export", "-", "--mode", "nested")) == nested
-    assert out(qseg("annotate", copy, "--export", "-", "--mode", "flat")) == ""
+    empty = qseg("annotate", copy, "--export", "-", "--mode", "flat")
+    assert empty.returncode == 1 and b"has no flat answers yet" in empty.stderr
 
 
 def test_a_refused_record_leaves_nothing_behind(tmp_path, write):
@@ -659,7 +660,8 @@ def test_the_pages_serve_the_least_sure_queries_first_and_retrain_in_the_backgro
             assert http.post("/api/answers", json=answer).status_code == 200
         assert served[:10] == list(ordering.qids[:10])
         deadline = time.monotonic() + 180
-        while (read_ordering(project) or ordering).learned_from < 10:
+        lock = tmp_path / "p.db.retrain.lock"
+        while (read_ordering(project) or ordering).learned_from < 10 or lock.exists():
             assert time.monotonic() < deadline, "the retrain did not finish"
             time.sleep(0.5)
         retrained = read_ordering(project)
@@ -675,7 +677,6 @@ def test_the_pages_serve_the_least_sure_queries_first_and_retrain_in_the_backgro
         # a retrain killed mid-way: the order and model stay as they were, nothing is left
         before = (order_path(project).read_bytes(), model_path(project).read_bytes())
         assert start_retrain(project)
-        lock = tmp_path / "p.db.retrain.lock"
         pid = int(lock.read_text())
         time.sleep(1.0)
         os.kill(pid, signal.SIGKILL)
@@ -729,3 +730,17 @@ def test_suggestions_are_off_by_default_and_marked_in_the_export(tmp_path, write
     # a project made before the table of suggestions existed opens and exports as before
     sqlite3.connect(project).execute("DROP TABLE suggested")
     assert out(qseg("annotate", project, "--export", "-")).splitlines()[0].startswith("q1\tann\t")
+
+
+def test_exporting_a_project_nobody_answered_in_says_so_kindly(tmp_path, write):
+    """Issue 68, item 5: the README's annotate -> export -> agree lines on a new project."""
+    project = tmp_path / "p.db"
+    out(qseg("annotate", project, "--queries", write("q.txt", QUERIES), "--no-serve"))
+    result = qseg("annotate", project, "--export", tmp_path / "flat.tsv")
+    assert result.returncode == 1 and result.stdout == b""
+    lines = result.stderr.decode().splitlines()
+    assert lines == [
+        f"qseg: p.db has no flat answers yet, so there is nothing to export: annotate first "
+        f"(qseg annotate {project} serves the pages)"
+    ]
+    assert not (tmp_path / "flat.tsv").exists()

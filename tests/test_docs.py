@@ -372,3 +372,32 @@ def test_the_api_reference_covers_the_public_api():
     # qseg.NAME, or where a name qseg imports lazily is defined (qseg.segmenters.x.NAME)
     documented = set(re.findall(r"^::: qseg\.(?:[\w.]+\.)?(\w+)$", page, flags=re.M))
     assert sorted(set(qseg.__all__) - documented) == []
+
+
+def test_the_python_page_passes_plain_doctest(tmp_path):
+    """Issue 68, item 5: ``python -m doctest docs/python.md`` as a reader would run it (the
+    page carries its own directives), beside ../shared."""
+    if not SHARED.exists():
+        pytest.skip("../shared is absent: the page reads its corpora")
+    work = tmp_path / "work"
+    work.mkdir()
+    (tmp_path / "shared").symlink_to(SHARED)
+    result = subprocess.run(
+        [sys.executable, "-m", "doctest", str(ROOT / "docs" / "python.md")],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout[-3000:]
+
+
+def test_every_page_with_commands_says_how_to_run_them():
+    """Issue 68, item 5: the pages write ``qseg``; each says, and links, how the README's
+    install puts it on PATH."""
+    link = "installation.md#the-commands-on-these-pages"
+    assert "## The commands on these pages" in (ROOT / "docs" / "installation.md").read_text()
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        text = page.read_text()
+        if "```console" in text and page.name != "installation.md":
+            assert link in text.split("\n\n", 2)[1], page.name

@@ -940,3 +940,18 @@ def test_the_uvicorn_line_throttles_the_peer_not_its_forwarded_for(tmp_path):
         assert codes[:3] == [401] * 3 and set(codes[3:]) == {429}, codes
     finally:
         assert "Traceback" not in stop(process, log)
+
+
+def test_sigint_stops_the_service_at_once_with_one_line():
+    """Issue 68, item 5: SIGINT to the master took 62 s (the workers served on until
+    gunicorn killed them: 'Perhaps out of memory?')."""
+    running = Server("--workers", "2", "--method", "naive")
+    started = time.monotonic()
+    running.process.send_signal(signal.SIGINT)
+    running.process.wait(30)
+    took = time.monotonic() - started
+    log = running.stop()
+    assert took < 10, took
+    assert running.process.returncode == 0
+    assert log.splitlines()[-1] == "qseg: stopped"
+    assert "Perhaps out of memory" not in log and "Traceback" not in log

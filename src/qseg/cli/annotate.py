@@ -227,6 +227,13 @@ def _export(project: Project, args: argparse.Namespace, out: IO[str]) -> None:
 
     kind = args.format or ("label-studio" if args.export.endswith(".json") else "table")
     answers = len(project.exported(args.mode))
+    if answers == 0:  # an empty table is no gold: said now, kindly, not by the next command
+        print(
+            f"qseg: {Path(project.path).name} has no {args.mode} answers yet, so there is nothing "
+            f"to export: annotate first (qseg annotate {project.path} serves the pages)",
+            file=sys.stderr,
+        )
+        raise SystemExit(1)
     if kind == "table":
         text = project.export_table(args.mode, raw=args.raw)
         if args.export == "-":

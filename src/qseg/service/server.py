@@ -86,10 +86,18 @@ class DrainingWorker(UvicornWorker):
             settings.header_seconds, settings.min_body_rate, settings.max_connections
         )
         server = DrainingServer(self.config, self.wsgi.state.service, self.drain)
-        self._install_sigquit_handler()
+        # SIGQUIT is the arbiter's "stop at once" (what SIGINT to it sends the workers):
+        # uvicorn's own handler only marks the worker, which then served on until gunicorn
+        # killed it a minute later
+        asyncio.get_running_loop().add_signal_handler(signal.SIGQUIT, self._quit_now, server)
         await server.serve(sockets=self.sockets)
         if not server.started:
             sys.exit(Arbiter.WORKER_BOOT_ERROR)
+
+
+    def _quit_now(self, server: Server) -> None:
+        self.alive = False
+        server.should_exit = True  # what is in flight finishes; idle connections close
 
 
 class _Launcher(BaseApplication):
@@ -163,6 +171,7 @@ def serve(
             "accesslog": None,
             "when_ready": ready,
             "child_exit": lambda arbiter, worker: worker_exited(worker.pid),
+            "on_exit": lambda arbiter: print("qseg: stopped", file=sys.stderr, flush=True),
         }
         _Launcher(app, options).run()
     finally:
