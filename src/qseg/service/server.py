@@ -94,7 +94,6 @@ class DrainingWorker(UvicornWorker):
         if not server.started:
             sys.exit(Arbiter.WORKER_BOOT_ERROR)
 
-
     def _quit_now(self, server: Server) -> None:
         self.alive = False
         server.should_exit = True  # what is in flight finishes; idle connections close
