@@ -21,7 +21,7 @@ and compiled (threads) side by side: a build takes about half the time on two co
 KERNELS = [
     "src/qseg/_words.pyx",
     "src/qseg/resources/_store.pyx",
-    "src/qseg/resources/build/_ngrams.pyx",
+    "src/qseg/resources/builders/_ngrams.pyx",
     "src/qseg/segmenters/_kernel.pyx",
     "src/qseg/segmenters/_gap_kernel.pyx",
     "src/qseg/segmenters/_trees.pyx",

@@ -84,9 +84,9 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the store file afterwards")
     args = parser.parse_args()
 
-    from qseg.resources.build import workspace
-    from qseg.resources.build.duckdb_engine import connect
-    from qseg.resources.build.finish import write_store
+    from qseg.resources.builders import workspace
+    from qseg.resources.builders.duckdb_engine import connect
+    from qseg.resources.builders.finish import write_store
 
     families = args.ngrams // 4
     start = time.perf_counter()

@@ -81,7 +81,7 @@ def main() -> None:
 
     from qseg.corpora import read_queries
     from qseg.resources import NgramCounts, TitleSet
-    from qseg.resources.build import build_ngrams, build_titles
+    from qseg.resources.builders import build_ngrams, build_titles
     from qseg.segmenters import NaiveSegmenter, WikiSegmenter, create
     from qseg.segmenters.cache import CachedSegmenter
 

@@ -270,7 +270,7 @@ def all_names(bits: int = NAME_BITS) -> TitleSet:
     key = f"all-{bits}"
     if key not in _TITLES:
         from qseg.fileio import cache_dir
-        from qseg.resources.build import build_title_store
+        from qseg.resources.builders import build_title_store
         from qseg.resources.default import build_tag, dbpedia_names
         from qseg.resources.store import Store
 
@@ -308,7 +308,7 @@ def name_counts(min_count: int = 1, fingerprint_bits: int = 16, count_bits: int 
     key = f"names-m{min_count}-f{fingerprint_bits}-c{count_bits}"
     if key not in _NAMES:
         from qseg.fileio import cache_dir
-        from qseg.resources.build import build_line_ngrams
+        from qseg.resources.builders import build_line_ngrams
         from qseg.resources.default import (
             NAME_END,
             NAME_ORDER,

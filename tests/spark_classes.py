@@ -14,8 +14,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from qseg.resources.build import spark_engine
-from qseg.resources.build.sources import Source
+from qseg.resources.builders import spark_engine
+from qseg.resources.builders.sources import Source
 
 
 def main(archive: Path, partial: Path) -> None:

@@ -173,7 +173,7 @@ def test_errors_raised_to_python_name_python_arguments(tmp_path):
 
     from qseg import models
     from qseg.cli.wording import for_command_line
-    from qseg.resources.build import build_ngrams
+    from qseg.resources.builders import build_ngrams
 
     path = tmp_path / "m.qseg"
     models.save(toy.train(toy.TRAINED_SPECS["features"]), path)

@@ -12,8 +12,8 @@ from helpers import WEB1T, make_web1t
 
 from qseg.errors import InputError, PathError, QsegError
 from qseg.resources import NgramCounts, TitleSet
-from qseg.resources.build import build_ngrams, build_titles
-from qseg.resources.build.titles import title_keys
+from qseg.resources.builders import build_ngrams, build_titles
+from qseg.resources.builders.titles import title_keys
 from qseg.resources.store import Store
 
 

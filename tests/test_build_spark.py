@@ -9,7 +9,7 @@ from helpers import WEB1T, make_web1t
 
 from qseg.errors import InputError
 from qseg.resources import NgramCounts
-from qseg.resources.build import build_ngrams
+from qseg.resources.builders import build_ngrams
 
 pytestmark = pytest.mark.long
 

@@ -12,7 +12,7 @@ from helpers import toy_source, words_of
 import qseg.resources.default
 from qseg import models
 from qseg.errors import QsegError
-from qseg.resources.build import build_line_ngrams
+from qseg.resources.builders import build_line_ngrams
 from qseg.resources.counts import NgramCounts
 from qseg.resources.default import NAME_END, NAME_START
 from qseg.segmenters.name_features import NAME_FEATURES, name_features

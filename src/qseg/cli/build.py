@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import IO
 
-from qseg.resources.build.sources import SOURCE_KINDS
+from qseg.resources.builders.sources import SOURCE_KINDS
 from qseg.resources.store import DEFAULT_COUNT_BITS, DEFAULT_FINGERPRINT_BITS
 
 ENGINES = ("duckdb", "spark")
@@ -70,7 +70,7 @@ def configure(build: argparse.ArgumentParser) -> None:
 
 def run_ngrams(args: argparse.Namespace, out: IO[str]) -> None:
     from qseg.cli.common import not_an_input
-    from qseg.resources.build import build_ngrams
+    from qseg.resources.builders import build_ngrams
 
     not_an_input(args.output, args.inputs)
 
@@ -93,7 +93,7 @@ def run_ngrams(args: argparse.Namespace, out: IO[str]) -> None:
 
 def run_titles(args: argparse.Namespace, out: IO[str]) -> None:
     from qseg.cli.common import not_an_input
-    from qseg.resources.build import build_titles
+    from qseg.resources.builders import build_titles
 
     not_an_input(args.output, [*args.inputs, args.stop_titles])
 

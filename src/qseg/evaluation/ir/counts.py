@@ -20,7 +20,7 @@ def collection_counts(
     collection: Collection, folder: str | Path, max_order: int = 5, quiet: bool = True
 ) -> NgramCounts:
     """1..``max_order``-gram counts of the documents (built once per document set)."""
-    from qseg.resources.build import build_ngrams
+    from qseg.resources.builders import build_ngrams
 
     documents = list(processed_documents(collection))
     digest = fingerprint(iter([f"counts {max_order}", *(text for _, text in documents)]))

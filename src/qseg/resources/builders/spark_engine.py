@@ -27,8 +27,8 @@ from typing import Any
 
 from qseg.errors import InputError, QsegError
 from qseg.jvm import log4j_config, require_java
-from qseg.resources.build.duckdb_engine import CLEAN_ASCII
-from qseg.resources.build.sources import Source
+from qseg.resources.builders.duckdb_engine import CLEAN_ASCII
+from qseg.resources.builders.sources import Source
 
 # Python's str.split() whitespace within ASCII, and the reserved characters
 _SEPARATORS = r'[\t\n\x0b\x0c\r\x1c-\x1f "|()]+'
@@ -156,7 +156,7 @@ def count_ngrams_spark(
         "threads": threads,
     }
     child = subprocess.Popen(
-        [sys.executable, "-m", "qseg.resources.build.spark_engine", json.dumps(request)],
+        [sys.executable, "-m", "qseg.resources.builders.spark_engine", json.dumps(request)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

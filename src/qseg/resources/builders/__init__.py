@@ -20,7 +20,7 @@ from qseg import signals
 from qseg.errors import QsegError
 from qseg.fileio import check_output_file, clear_leftovers, file_lock, live_folder, lock_path
 from qseg.progress import progress_bar
-from qseg.resources.build.sources import Source, resolve
+from qseg.resources.builders.sources import Source, resolve
 from qseg.resources.store import (
     DEFAULT_COUNT_BITS,
     DEFAULT_FINGERPRINT_BITS,
@@ -87,7 +87,7 @@ def _database(
     output: Path, memory_limit: str | None, threads: int | None, report: Reporter | None = None
 ) -> Iterator[tuple[Path, Any]]:
     """The workspace of a build beside ``output`` and a DuckDB connection inside it."""
-    from qseg.resources.build.duckdb_engine import connect
+    from qseg.resources.builders.duckdb_engine import connect
 
     with workspace(output, report) as work:
         con = connect(work, memory_limit, threads)
@@ -127,7 +127,7 @@ def _finish(
     options: dict[str, Any],
     report: Reporter,
 ) -> Store:
-    from qseg.resources.build.finish import write_store
+    from qseg.resources.builders.finish import write_store
 
     report.say("sorting keys by hash and writing the store")
     with report.bar(None, "keys", "writing") as bar:
@@ -175,12 +175,12 @@ def build_ngrams(
     output = Path(output)
     report = Reporter(quiet)
     options = _store_options(mode, fingerprint_bits, count_bits)
-    from qseg.resources.build.duckdb_engine import count_ngrams, load_parquet_entries
+    from qseg.resources.builders.duckdb_engine import count_ngrams, load_parquet_entries
 
     with _database(output, memory_limit, threads, report) as (work, con):
         report.say(f"counting {resolved.kind} n-grams with {engine} ({len(resolved.files)} files)")
         if engine == "spark":
-            from qseg.resources.build.spark_engine import count_ngrams_spark
+            from qseg.resources.builders.spark_engine import count_ngrams_spark
 
             stats = count_ngrams_spark(
                 resolved,
@@ -236,7 +236,7 @@ def build_titles(
     quiet: bool = False,
 ) -> Store:
     """Collect titles from Wikipedia ``all-titles-in-ns0`` dumps into a title store."""
-    from qseg.resources.build.titles import dump_titles, read_stop_titles
+    from qseg.resources.builders.titles import dump_titles, read_stop_titles
 
     resolved = resolve("text", inputs, 1)
     stop = read_stop_titles(Path(stop_titles)) if stop_titles else set()
@@ -312,7 +312,7 @@ def build_line_ngrams(
     than ``min_count`` times are left out (a smaller store)."""
     import numpy as np
 
-    from qseg.resources.build.duckdb_engine import count_lines
+    from qseg.resources.builders.duckdb_engine import count_lines
 
     output = Path(output)
     report = Reporter(quiet)

@@ -19,8 +19,8 @@ from qseg import signals
 from qseg.errors import DataError, InputError, QsegError
 from qseg.query import QueryError, ngram_key
 from qseg.resources._store import hash_utf8_column
-from qseg.resources.build._ngrams import expand_lines
-from qseg.resources.build.sources import Source, text_batches
+from qseg.resources.builders._ngrams import expand_lines
+from qseg.resources.builders.sources import Source, text_batches
 from qseg.resources.counts import MAX_COUNT, first_bad_count_line
 
 # n-grams that need no normalization but lower-casing: printable ASCII without |"() and

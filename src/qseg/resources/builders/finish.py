@@ -14,7 +14,7 @@ import numpy as np
 
 from qseg import signals
 from qseg.errors import DataError
-from qseg.resources.build.duckdb_engine import duckdb_error
+from qseg.resources.builders.duckdb_engine import duckdb_error
 from qseg.resources.store import Store, StoreWriter
 
 BATCH_ROWS = 1 << 18
