@@ -3,7 +3,7 @@ most accurate trained model, the ideas tried for one model of web and product qu
 candidate defaults hold up on queries they were not trained on, the default's speed, size,
 training data and licences.
 
-Every figure is measured by ``_default_measures.py`` (about an hour and a half on this machine)
+Every figure is measured by ``lab/default_measures.py`` (about an hour and a half on this machine)
 into OUT with ``.json``, and this script writes the page from those figures (``--render-only``:
 again, without measuring; the targets it compares with are :data:`TARGETS`), in sections
 (``--only`` remakes some and keeps the others' figures of the last run):
@@ -53,7 +53,7 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
 from _cite import cite  # noqa: E402
-from _default_measures import (  # noqa: E402
+from lab.default_measures import (  # noqa: E402
     CANDIDATES,
     ENCODER,
     PRODUCT_ONLY,
@@ -75,7 +75,7 @@ from _default_measures import (  # noqa: E402
     measure,
     three_places,
 )
-from _judges import (  # noqa: E402
+from lab.judges import (  # noqa: E402
     FUNCTION_WORDS,
     LONG,
     NOISE,
@@ -85,7 +85,7 @@ from _judges import (  # noqa: E402
     style_cost,
     verdict,
 )
-from _recipes import (  # noqa: E402
+from lab.recipes import (  # noqa: E402
     DEFAULT,
     DEFAULT_NAME,
     ROOT,
@@ -267,7 +267,7 @@ def ir_table(runs: list[dict[str, Any]]) -> str:
     return (
         render_table(header, body, markdown=True)
         + f"\n\nQueries scored: {queries}. Time: {seconds}.{saved}\n\n"
-        + "<!-- checked by: scripts/_judges.py -->\n```sh\n"
+        + "<!-- checked by: scripts/lab/judges.py -->\n```sh\n"
         + commands
         + "\n```"
     )

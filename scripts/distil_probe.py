@@ -36,9 +36,9 @@ from collections import defaultdict  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-import _recipes as R  # noqa: E402
 import numpy as np  # noqa: E402
-from _judges import unlabelled_sets  # noqa: E402
+from lab import recipes as R  # noqa: E402
+from lab.judges import unlabelled_sets  # noqa: E402
 
 from qseg.evaluation.cross_validation import query_folds  # noqa: E402
 from qseg.evaluation.matching import evaluate  # noqa: E402

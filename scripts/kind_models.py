@@ -26,7 +26,7 @@ import argparse  # noqa: E402
 import zipfile  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-import _recipes as R  # noqa: E402
+from lab import recipes as R  # noqa: E402
 
 from qseg import models  # noqa: E402
 

@@ -38,7 +38,7 @@ from importlib.metadata import version  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
-from _recipes import (  # noqa: E402
+from lab.recipes import (  # noqa: E402
     DEFAULT,
     DEFAULT_NAME,
     ROOT,

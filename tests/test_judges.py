@@ -1,20 +1,14 @@
-"""scripts/_judges.py, the default report's out-of-domain judges: the counting functions on toy
+"""scripts/lab/judges.py, the default report's out-of-domain judges: the counting functions on toy
 segmentations, the spec edits, the candidates, and the unlabelled query sets of ../shared
 (skipped without it). Nothing here trains a model."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-
-from qseg.segmentation import Segmentation
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-
-import _judges
-from _judges import (
+from lab import judges as _judges
+from lab.judges import (
     QUICK,
     Candidate,
     Scale,
@@ -25,7 +19,9 @@ from _judges import (
     with_estimators,
     without_domain,
 )
-from _recipes import V3, Corpora, Recipe
+from lab.recipes import V3, Corpora, Recipe
+
+from qseg.segmentation import Segmentation
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 

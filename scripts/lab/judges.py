@@ -37,9 +37,9 @@ from pathlib import Path
 from typing import Any
 
 from _qseg import qseg as run_qseg
-from _recipes import SHARED, Corpora, Recipe, RoutedRecipe, _words
 
 import qseg
+from lab.recipes import SHARED, Corpora, Recipe, RoutedRecipe, _words
 from qseg import models
 from qseg.corpora import ir
 from qseg.evaluation.cross_validation import query_folds

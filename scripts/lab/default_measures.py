@@ -20,8 +20,8 @@ from typing import Any
 for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
-import _recipes  # noqa: E402
-from _judges import (  # noqa: E402
+from lab import recipes as _recipes  # noqa: E402
+from lab.judges import (  # noqa: E402
     FUNCTION_WORDS,
     QUICK,
     Candidate,
@@ -36,7 +36,7 @@ from _judges import (  # noqa: E402
     style_examples,
     styles,
 )
-from _recipes import (  # noqa: E402
+from lab.recipes import (  # noqa: E402
     DEFAULT,
     DEFAULT_NAME,
     ROOT,
@@ -59,7 +59,6 @@ from _recipes import (  # noqa: E402
     with_names,
     wordfreq_words,
 )
-
 from qseg import models  # noqa: E402
 from qseg.resources.bundle import Resources  # noqa: E402
 from qseg.resources.vectors import WordVectors  # noqa: E402
