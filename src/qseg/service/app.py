@@ -26,7 +26,7 @@ from qseg.errors import QsegError, StyleHint
 from qseg.service.dependencies import ServiceState
 from qseg.service.errors import install_handlers
 from qseg.service.middleware import BodyLimit, HeadAsGet, Metrics, NoFraming
-from qseg.service.routers import docs, login, metrics, segmenting, status
+from qseg.service.routers import docs, login, segmenting, status
 from qseg.service.schemas import request_model
 from qseg.service.served import ServedMethods, open_served
 from qseg.service.settings import MULTIPROCESS_VARIABLE, Settings, load_settings
@@ -89,7 +89,7 @@ def create_app(settings: Settings | None = None, served: ServedMethods | None = 
     app.state.throttle = Throttle(settings.login_attempts, os.environ.get(MULTIPROCESS_VARIABLE))
     model = request_model(list(served), settings)
     routers = [segmenting.segmenting_router(model), status.health, status.router]
-    routers += [metrics.router, login.router, docs.router, docs.files]
+    routers += [login.router, docs.router, docs.files]
     if settings.project is not None:
         from qseg.service.routers import annotation
 

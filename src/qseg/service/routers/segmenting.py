@@ -1,5 +1,5 @@
 """``POST /segment``: one query or a batch, answered by the functions behind ``qseg
-segment`` (:mod:`qseg.service.segmenting`) with a segmenter opened at start-up."""
+segment`` (:mod:`qseg.service.answering`) with a segmenter opened at start-up."""
 
 # no `from __future__ import annotations`: FastAPI reads the route signatures' types, and the
 # request model is made per application (its limits are the service's settings)
@@ -16,11 +16,11 @@ from starlette.concurrency import run_in_threadpool
 from qseg.integrations.syntax import ENGINE_OPTIONS, OptionError, output_syntax
 from qseg.service import metrics
 from qseg.service.access import bearer
+from qseg.service.answering import Bounds, OverLimit, TooLongToNest, answer, query_words
 from qseg.service.bodies import JsonRequest, JsonRoute
 from qseg.service.dependencies import GUARDS, guard
 from qseg.service.errors import GUARDED, Refusal, declared
 from qseg.service.schemas import SegmentResponse, ranked_batch
-from qseg.service.segmenting import Bounds, OverLimit, TooLongToNest, answer, query_words
 from qseg.service.served import ServedMethods
 from qseg.service.settings import Settings
 

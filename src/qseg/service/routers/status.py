@@ -1,10 +1,13 @@
-"""``/healthz`` (no token, answered while shutting down), ``/readyz`` and ``/methods``."""
+"""``/healthz`` (no token, answered while shutting down), ``/readyz``, ``/methods`` and
+``/metrics`` (Prometheus metrics, summed over the workers)."""
 
 # no `from __future__ import annotations`: FastAPI reads the route signatures' types
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends
+from fastapi.responses import Response
 
+from qseg.service import metrics
 from qseg.service.access import get_settings
 from qseg.service.dependencies import GUARDS, ServiceState, get_served, get_state
 from qseg.service.errors import GUARDED, Refusal, declared
@@ -41,3 +44,15 @@ async def methods(
     """What is served, the first being the default, with each model's metadata, and the
     limits of a request."""
     return {"methods": [s.describe() for s in served.values()], "limits": settings.limits()}
+
+
+_TEXT: dict[int | str, dict[str, Any]] = {
+    200: {"content": {metrics.CONTENT_TYPE: {"schema": {"type": "string"}}}}
+}
+"""The answer's OpenAPI response: the exposition text."""
+
+
+@router.get("/metrics", response_class=Response, responses=_TEXT)
+def metrics_route() -> Response:
+    """Prometheus metrics, summed over the workers."""
+    return Response(metrics.exposition(), media_type=metrics.CONTENT_TYPE)
