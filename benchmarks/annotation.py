@@ -54,7 +54,7 @@ def main() -> None:
     from qseg.corpora.annotations import read_webis_votes
     from qseg.evaluation.agreement import agreement
     from qseg.service.app import create_app
-    from qseg.service.settings import load_settings
+    from qseg.service.foundation.settings import load_settings
 
     votes = read_webis_votes(votes_file)
     records = list(records_of(votes))

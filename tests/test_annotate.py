@@ -214,7 +214,7 @@ def test_the_agreement_summary_is_qseg_agree_on_the_export(served, tmp_path):
 def test_the_agreement_cache_keeps_one_summary_a_mode(tmp_path, write):
     """Issue 66, item 3: each value of ``replicates`` was kept (12 took a worker to 1.2 GB)."""
     from qseg.annotation.project import Project
-    from qseg.service.routers.annotation import Summaries
+    from qseg.service.annotation.routes import Summaries
 
     project, _ = _annotated(tmp_path, write)
     summaries = Summaries()
@@ -260,7 +260,7 @@ def test_the_api_saves_checks_and_reports_progress(served):
     beyond = http.get("/api/item", params={"annotator": "cid", "mode": "flat", "index": 9})
     assert beyond.status_code == 404 and "the project has 4" in beyond.json()["error"]
     # pages and their scripts are served by qseg itself, the API docs too
-    for path in ("/", "/flat", "/nested", "/agreement", "/docs", "/static/qseg/annotate/nested.js"):
+    for path in ("/", "/flat", "/nested", "/agreement", "/docs", "/static/annotate/nested.js"):
         page = http.get(path)
         assert page.status_code == 200, path
         assert "cdn." not in page.text and "https://" not in page.text.split("<body")[0], path
@@ -269,7 +269,7 @@ def test_the_api_saves_checks_and_reports_progress(served):
     assert http.get("/static/docs/swagger-ui-bundle.js").status_code == 200
     # issue 66, item 1: no answer may be framed by another site (clickjacking), and a page
     # is reachable only at its route, never as a static file without the pages' headers
-    answers = [http.get(p) for p in ("/flat", "/docs", "/static/qseg/annotate/flat.js")]
+    answers = [http.get(p) for p in ("/flat", "/docs", "/static/annotate/flat.js")]
     answers += [http.get("/api/project"), http.get("/no/such/route"), http.get("/login")]
     answers += [http.post("/api/answers", json={})]
     for answer in answers:
@@ -277,8 +277,9 @@ def test_the_api_saves_checks_and_reports_progress(served):
         assert "frame-ancestors 'none'" in answer.headers["content-security-policy"], answer.url
         assert answer.headers["x-content-type-options"] == "nosniff", answer.url
     assert "default-src 'self'" in http.get("/flat").headers["content-security-policy"]
-    for page in ("annotate/flat.html", "annotate/index.html", "login.html", "annotate/FLAT.html/"):
-        assert http.get(f"/static/qseg/{page}").status_code == 404, page
+    pages = ["/static/annotate/flat.html", "/static/annotate/index.html", "/static/qseg/login.html"]
+    for page in [*pages, "/static/annotate/FLAT.html/", "/static/qseg/../annotation/flat.html"]:
+        assert http.get(page).status_code == 404, page
 
 
 def test_prefill_is_the_default_model_segmentation(tmp_path, write):
@@ -327,7 +328,7 @@ def test_off_the_loopback_the_pages_need_the_token(tmp_path, write):
         page = bare.get("/flat", headers={"Accept": "text/html"})
         assert page.status_code == 303 and page.headers["location"] == "/login?next=/flat"
         assert bare.get("/login").status_code == 200  # the sign-in page
-        assert bare.get("/static/qseg/annotate/style.css").status_code == 200
+        assert bare.get("/static/qseg/style.css").status_code == 200
         # issue 66, item 8: a stranger's 404 names no route of the service; a client with
         # the token is told them
         stranger = bare.get("/no/such/route")
@@ -551,7 +552,7 @@ def test_behind_a_proxy_the_public_origin_and_forwarded_addresses(served):
     from fastapi.testclient import TestClient
 
     from qseg.service.app import create_app
-    from qseg.service.settings import load_settings
+    from qseg.service.foundation.settings import load_settings
 
     origin = {"Origin": "https://annotate.example.org"}
     body = {"name": "carol"}

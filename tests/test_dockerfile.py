@@ -192,7 +192,7 @@ def test_the_image_serves_with_its_entrypoint_and_passes_its_health_check(image)
         )
         assert answer.json()["text"] == "new york yankees|tickets\n"
         # the installed package carries its pages' files and Swagger UI's (no CDN)
-        for path in ("/static/qseg/annotate/flat.js", "/static/docs/swagger-ui-bundle.js"):
+        for path in ("/static/qseg/style.css", "/static/docs/swagger-ui-bundle.js"):
             assert httpx.get(f"http://127.0.0.1:{port}{path}").status_code == 200, path
     finally:
         server.send_signal(signal.SIGTERM)

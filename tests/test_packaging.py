@@ -130,6 +130,12 @@ def test_the_wheel_installs_the_core_alone_and_segments_on_an_empty_cache(instal
         assert {"qseg/py.typed", "qseg/resources/_store.pyi", "qseg/segmenters/_kernel.pyi"} <= set(
             built.namelist()
         )
+        # and each web app its pages' files
+        pages = {
+            "qseg/service/foundation/static/login.html",
+            "qseg/service/annotation/static/flat.js",
+        }
+        assert pages <= set(built.namelist())
     installed_packages = subprocess.run(
         [sys.executable, "-m", "pip", "--python", installed.python, "list", "--format", "freeze"],
         capture_output=True,

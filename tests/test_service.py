@@ -372,7 +372,7 @@ def test_a_body_over_the_limit_in_its_last_message_is_refused():
     is checked too (the race this test's sibling above lost once in a loaded run)."""
     import asyncio
 
-    from qseg.service.middleware import BodyLimit
+    from qseg.service.foundation.middleware import BodyLimit
 
     reached: list[bytes] = []
 
@@ -487,11 +487,11 @@ def test_segment_answers_bad_bodies_as_fastapi_answers_them():
     from fastapi.testclient import TestClient
 
     from qseg.service.app import create_app
-    from qseg.service.bodies import JsonRoute
-    from qseg.service.dependencies import GUARDS
-    from qseg.service.errors import install_handlers
-    from qseg.service.schemas import request_model
-    from qseg.service.settings import load_settings
+    from qseg.service.foundation.bodies import JsonRoute
+    from qseg.service.foundation.dependencies import GUARDS
+    from qseg.service.foundation.errors import install_handlers
+    from qseg.service.foundation.settings import load_settings
+    from qseg.service.segmenting.schemas import request_model
 
     settings = load_settings(methods=("naive",), max_batch=3)
     model = request_model(["naive"], settings)
@@ -551,7 +551,7 @@ def test_a_query_holds_no_control_character_but_the_tab():
     """The service's check of a query's characters is Unicode's category Cc, the tab left."""
     import unicodedata
 
-    from qseg.service.schemas import _CONTROL
+    from qseg.service.segmenting.schemas import _CONTROL
 
     for point in range(sys.maxunicode + 1):
         char = chr(point)

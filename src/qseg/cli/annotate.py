@@ -16,7 +16,7 @@ EXPORT_FORMATS = ("table", "label-studio")
 
 def configure(annotate: argparse.ArgumentParser) -> None:
     from qseg.cli.serve import add_settings
-    from qseg.service.settings import DEFAULT_HOST
+    from qseg.service.foundation.settings import DEFAULT_HOST
 
     annotate.description = (
         "Annotate queries in the browser, flat and nested, as several annotators; measure "

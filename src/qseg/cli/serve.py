@@ -1,5 +1,5 @@
 """``qseg serve``: the segmenters as an HTTP service (``pip install 'qseg[serve]'``). Its
-options are the fields of :class:`qseg.service.settings.Settings` (``--max-batch`` sets
+options are the fields of :class:`qseg.service.foundation.settings.Settings` (``--max-batch`` sets
 ``max_batch``, as ``QSEG_SERVE_MAX_BATCH`` does), given over the environment."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ OWN = {"methods", "project", "phrases", "token", "public_origins", "forwarded_al
 
 
 def configure(serve: argparse.ArgumentParser) -> None:
-    from qseg.service.settings import DEFAULT_HOST
+    from qseg.service.foundation.settings import DEFAULT_HOST
 
     serve.description = (
         "Serve the segmenters over HTTP: POST /segment, GET /methods, /healthz, /readyz, "
@@ -61,7 +61,7 @@ def configure(serve: argparse.ArgumentParser) -> None:
 
 def add_settings(parser: argparse.ArgumentParser, *, numbers: bool = True) -> None:
     """The options of the settings: the token, the network's, and (``numbers``) the limits."""
-    from qseg.service.settings import TOKEN_VARIABLE, Settings, flag
+    from qseg.service.foundation.settings import TOKEN_VARIABLE, Settings, flag
 
     fields = Settings.model_fields
     parser.add_argument(
@@ -100,7 +100,7 @@ def add_settings(parser: argparse.ArgumentParser, *, numbers: bool = True) -> No
 
 def settings_of(args: argparse.Namespace, **more: Any) -> Any:
     """The settings the options give, over the environment's."""
-    from qseg.service.settings import Settings, load_settings
+    from qseg.service.foundation.settings import Settings, load_settings
 
     given = {name: getattr(args, name, None) for name in Settings.model_fields}
     given = {k: tuple(v) if isinstance(v, list) else v for k, v in given.items()}
@@ -115,7 +115,7 @@ def run(args: argparse.Namespace, out: IO[str]) -> None:
         raise _usage("--drain-seconds must be >= 0")
     settings = settings_of(args)
     if args.prepare:
-        from qseg.service.served import open_served
+        from qseg.service.segmenting.served import open_served
 
         served = open_served(settings.methods, settings.phrases)
         out.write(f"ready to serve: {', '.join(served)}\n")

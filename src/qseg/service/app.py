@@ -1,8 +1,8 @@
-"""The FastAPI application of ``qseg serve`` and ``qseg annotate``, in FastAPI's "bigger
-applications" layout: the routers of :mod:`.routers`, each with the dependencies it needs
-(:mod:`.dependencies`: who may call, the served segmenters, the open project), the settings
-of :mod:`.settings`, the error table of :mod:`.errors`, the few middlewares of
-:mod:`.middleware`. Every rule holds whatever launches the application: ``qseg serve``,
+"""The FastAPI application of ``qseg serve`` and ``qseg annotate``, made of two apps on one
+foundation: the segmenting API (:mod:`.segmenting`: ``/segment``, ``/methods``), the
+annotation app (:mod:`.annotation`: its pages and ``/api``, with a project), and what both
+stand on (:mod:`.foundation`: settings, who may call, middlewares, the error table, login,
+docs and status routes). Every rule holds whatever launches the application: ``qseg serve``,
 ``uvicorn --factory qseg.service.app:create_app``, gunicorn or a test.
 """
 
@@ -23,14 +23,15 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from qseg._version import VERSION
 from qseg.errors import QsegError, StyleHint
-from qseg.service.dependencies import ServiceState
-from qseg.service.errors import install_handlers
-from qseg.service.middleware import BodyLimit, HeadAsGet, Metrics, NoFraming
-from qseg.service.routers import docs, login, segmenting, status
-from qseg.service.schemas import request_model
-from qseg.service.served import ServedMethods, open_served
-from qseg.service.settings import MULTIPROCESS_VARIABLE, Settings, load_settings
-from qseg.service.throttle import Throttle
+from qseg.service.foundation import docs, login, status
+from qseg.service.foundation.dependencies import ServiceState
+from qseg.service.foundation.errors import install_handlers
+from qseg.service.foundation.middleware import BodyLimit, HeadAsGet, Metrics, NoFraming
+from qseg.service.foundation.settings import MULTIPROCESS_VARIABLE, Settings, load_settings
+from qseg.service.foundation.throttle import Throttle
+from qseg.service.segmenting import routes as segmenting
+from qseg.service.segmenting.schemas import request_model
+from qseg.service.segmenting.served import ServedMethods, open_served
 
 
 def log_style_hints() -> None:
@@ -88,13 +89,14 @@ def create_app(settings: Settings | None = None, served: ServedMethods | None = 
     # counted once for all the workers, in the folder they share for their metrics
     app.state.throttle = Throttle(settings.login_attempts, os.environ.get(MULTIPROCESS_VARIABLE))
     model = request_model(list(served), settings)
-    routers = [segmenting.segmenting_router(model), status.health, status.router]
+    routers = [segmenting.segmenting_router(model), segmenting.methods_router]
+    routers += [status.health, status.router]
     routers += [login.router, docs.router, docs.files]
     if settings.project is not None:
-        from qseg.service.routers import annotation
+        from qseg.service.annotation import routes as annotation
 
         app.state.summaries = annotation.Summaries()
-        routers += [annotation.pages, annotation.router]
+        routers += [annotation.pages, annotation.router, annotation.files]
     for router in routers:
         app.include_router(router)
     # the routers hold only API routes (made by their decorators), each with a path

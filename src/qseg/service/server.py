@@ -32,8 +32,8 @@ from gunicorn.arbiter import Arbiter
 from uvicorn import Server
 from uvicorn_worker import UvicornWorker
 
-from qseg.service.protocol import GuardedHttp
-from qseg.service.settings import MULTIPROCESS_VARIABLE, Settings, check_binding
+from qseg.service.foundation.protocol import GuardedHttp
+from qseg.service.foundation.settings import MULTIPROCESS_VARIABLE, Settings, check_binding
 
 
 class DrainingServer(Server):
@@ -66,7 +66,7 @@ class DrainingServer(Server):
 
 class DrainingWorker(UvicornWorker):
     """A gunicorn worker running :class:`DrainingServer` on the application it was forked
-    with, speaking HTTP with :class:`~qseg.service.protocol.GuardedHttp` (time limits on
+    with, speaking HTTP with :class:`~qseg.service.foundation.protocol.GuardedHttp` (time limits on
     incomplete requests, a bound on connections) and no WebSocket: the application has no
     WebSocket route, and an upgrade request is answered as the HTTP request it is."""
 
@@ -133,8 +133,8 @@ def serve(
         os.environ[MULTIPROCESS_VARIABLE] = tempfile.mkdtemp(prefix="qseg-metrics-")
     try:
         from qseg.service.app import create_app
-        from qseg.service.metrics import worker_exited
-        from qseg.service.served import open_served
+        from qseg.service.foundation.metrics import worker_exited
+        from qseg.service.segmenting.served import open_served
 
         served = open_served(settings.methods, settings.phrases)
         app = create_app(settings, served)

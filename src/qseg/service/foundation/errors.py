@@ -17,9 +17,8 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException
 
 from qseg.errors import QsegError
-from qseg.service.credentials import may_be_told
-from qseg.service.schemas import ErrorBody
-from qseg.service.served import NotServed
+from qseg.service.foundation.credentials import may_be_told
+from qseg.service.foundation.schemas import ErrorBody
 
 STATUSES = {
     400: "malformed JSON or a body that is not UTF-8",
@@ -67,7 +66,6 @@ def install_handlers(app: FastAPI) -> None:
     """Answer every error of a request with an error body (a bug too, without its
     traceback, which goes to the log)."""
     app.add_exception_handler(Refusal, _refusal)
-    app.add_exception_handler(NotServed, _not_served)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(QsegError, _qseg_error)
@@ -151,11 +149,6 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     else:
         return await _unexpected(request, exc)
     return Refusal(exc.status_code, message, headers=exc.headers).response()
-
-
-async def _not_served(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, NotServed)
-    return Refusal(404, str(exc), field="method", served=exc.served).response()
 
 
 async def _qseg_error(request: Request, exc: Exception) -> Response:

@@ -17,9 +17,9 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from qseg.service.credentials import LOGIN_COOKIE_PREFIX, signed
-from qseg.service.errors import Refusal
-from qseg.service.settings import TOKEN_VARIABLE, Settings, is_loopback, origin_of
+from qseg.service.foundation.credentials import LOGIN_COOKIE_PREFIX, signed
+from qseg.service.foundation.errors import Refusal
+from qseg.service.foundation.settings import TOKEN_VARIABLE, Settings, is_loopback, origin_of
 
 bearer = HTTPBearer(
     auto_error=False,
@@ -69,7 +69,7 @@ async def require_access(
 ) -> None:
     """The token (or without one, this machine: :func:`require_client`), then no POST from
     another site's page: for every route but ``/healthz`` and ``/login`` (the first part of
-    :func:`qseg.service.dependencies.guard`, which gives it ``bearer``'s credentials)."""
+    :func:`qseg.service.foundation.dependencies.guard`, which gives it ``bearer``'s credentials)."""
     settings: Settings = request.app.state.settings
     token = settings.secret
     if token is None:

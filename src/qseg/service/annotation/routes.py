@@ -1,20 +1,23 @@
 """The annotation pages and their JSON API, served by ``qseg annotate`` on top of the service.
 
-The pages are static HTML, CSS and a little JavaScript in ``static/annotate`` (served by qseg
-itself: nothing comes from a CDN). They call ``/api/...``, whose routes only parse a request
-and call :class:`qseg.annotation.project.Project` and :func:`qseg.annotation.summary.summarize`,
-on the project :func:`~qseg.service.dependencies.open_project` opens for each request (every
-answer is committed before the request returns).
+The pages are static HTML and a little JavaScript in ``static/`` (served by qseg itself at
+``/static/annotate/``: nothing comes from a CDN; the style sheet is the foundation's). They
+call ``/api/...``, whose routes only parse a request and call
+:class:`qseg.annotation.project.Project` and :func:`qseg.annotation.summary.summarize`, on the
+project :func:`open_project` opens for each request (every answer is committed before the
+request returns).
 """
 
 # no `from __future__ import annotations`: FastAPI reads the route signatures' types
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
 from fastapi import APIRouter, Body, Depends, Query, Request
 from fastapi.responses import FileResponse, Response
+from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 from qseg.annotation.labelstudio import tasks_json, to_tasks
@@ -24,16 +27,19 @@ from qseg.annotation.ordering import (
     start_retrain,
     suggesting_model,
 )
-from qseg.annotation.project import Missing, Project
+from qseg.annotation.project import Missing, Project, ProjectError
 from qseg.annotation.summary import summarize
 from qseg.errors import QsegError
 from qseg.query import normalize
-from qseg.service.bodies import JsonRoute
-from qseg.service.dependencies import GUARDS, get_served, open_project
-from qseg.service.errors import GUARDED, Refusal, declared
-from qseg.service.pages import page
-from qseg.service.served import ServedMethods
+from qseg.service.foundation.access import require_client
+from qseg.service.foundation.bodies import JsonRoute
+from qseg.service.foundation.dependencies import GUARDS
+from qseg.service.foundation.errors import GUARDED, Refusal, declared
+from qseg.service.foundation.pages import page, static_file
+from qseg.service.segmenting.served import ServedMethods, get_served
 
+STATIC = Path(__file__).parent / "static"
+FILES = StaticFiles(directory=STATIC)
 PAGES = {"/": "index.html", "/flat": "flat.html", "/nested": "nested.html"}
 PAGES |= {"/agreement": "agreement.html"}
 Mode = Literal["flat", "nested"]
@@ -41,6 +47,19 @@ Name = Annotated[
     str, Field(min_length=1, max_length=100, pattern=r"^[^\t\n\r\x00]*\S[^\t\n\r\x00]*$")
 ]
 """An annotator's name: what a line of the exported table can hold (no tab, line break, NUL)."""
+
+
+def open_project(request: Request) -> Iterator[Project]:
+    """The annotation project, opened for one request and closed after it: SQLite
+    connections are neither shared between the threads that answer requests nor carried
+    across the fork of the workers."""
+    try:
+        with Project.open(request.app.state.settings.project) as project:
+            yield project
+    except ProjectError as exc:  # damaged, locked or taken away since the start
+        raise Refusal(503, f"the project cannot be used: {exc}") from None
+
+
 OpenProject = Annotated[Project, Depends(open_project)]
 
 pages = APIRouter(dependencies=GUARDS, responses=declared(*GUARDED), include_in_schema=False)
@@ -68,13 +87,23 @@ class NewAnswer(BaseModel):
 
 def _page(name: str) -> Any:
     def shown() -> FileResponse:
-        return page(f"annotate/{name}")
+        return page(name, STATIC)
 
     return shown
 
 
 for _route, _name in PAGES.items():
     pages.add_api_route(_route, _page(_name), methods=["GET"], response_class=FileResponse)
+
+files = APIRouter(
+    dependencies=[Depends(require_client)], responses=declared(403, 404), include_in_schema=False
+)
+"""The pages' scripts, public code: what every client may fetch (the login page shows)."""
+
+
+@files.get("/static/annotate/{path:path}")
+async def annotation_file(path: str, request: Request) -> Response:
+    return await static_file(FILES, "/static/annotate/", path, request.scope)
 
 
 @router.get("/project", summary="The project: queries, annotators, settings")

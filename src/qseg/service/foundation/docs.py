@@ -12,10 +12,10 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from qseg.service.access import require_client
-from qseg.service.dependencies import GUARDS
-from qseg.service.errors import GUARDED, Refusal, declared
-from qseg.service.pages import STATIC
+from qseg.service.foundation.access import require_client
+from qseg.service.foundation.dependencies import GUARDS
+from qseg.service.foundation.errors import GUARDED, declared
+from qseg.service.foundation.pages import STATIC, static_file
 
 STATIC_PREFIX = "/static/"
 SWAGGER_FILES = StaticFiles(directory=Path(fastapi_offline.__file__).parent / "static")
@@ -50,8 +50,4 @@ async def swagger_file(path: str, request: Request) -> Response:
 
 @files.get(STATIC_PREFIX + "qseg/{path:path}")
 async def qseg_file(path: str, request: Request) -> Response:
-    """A script, style sheet or image; never a page (pages have their routes, behind the
-    access rules and with their own headers: one way to reach each)."""
-    if path.lower().rstrip("/").endswith((".html", ".htm")):
-        raise Refusal(404, f"no file {STATIC_PREFIX}qseg/{path}")
-    return await QSEG_FILES.get_response(path, request.scope)
+    return await static_file(QSEG_FILES, STATIC_PREFIX + "qseg/", path, request.scope)

@@ -18,7 +18,7 @@ from qseg.integrations.syntax import ENGINE_OPTIONS, FIELD_PATTERN, SYNTAXES, TO
 from qseg.query import QueryError, normalize
 from qseg.segmenters.nesting import MAX_NESTED_WORDS
 from qseg.segmenters.records import FORMATS
-from qseg.service.settings import Settings
+from qseg.service.foundation.settings import Settings
 
 _SPACE = r" \t|\"()\u00a0\u2000-\u200a\u202f\u205f\u3000"
 """What separates words and is allowed in a query (no control characters)."""
@@ -283,23 +283,3 @@ class Method(BaseModel):
 class Methods(BaseModel):
     methods: list[Method] = Field(description="the served methods; the first is the default")
     limits: dict[str, int]
-
-
-class Status(BaseModel):
-    status: Literal["ok", "ready"]
-
-
-class FieldError(BaseModel):
-    field: str
-    message: str
-
-
-class ErrorBody(BaseModel):
-    """Every 4xx and 503: one line saying what is wrong, and where it applies the field and
-    limit concerned, the served names, or each invalid field."""
-
-    error: str
-    field: str | None = None
-    limit: int | None = None
-    served: list[str] | None = None
-    errors: list[FieldError] | None = None

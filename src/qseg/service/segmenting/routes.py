@@ -1,5 +1,6 @@
 """``POST /segment``: one query or a batch, answered by the functions behind ``qseg
-segment`` (:mod:`qseg.service.answering`) with a segmenter opened at start-up."""
+segment`` (:mod:`qseg.service.segmenting.answering`) with a segmenter opened at start-up;
+``GET /methods``: what is served."""
 
 # no `from __future__ import annotations`: FastAPI reads the route signatures' types, and the
 # request model is made per application (its limits are the service's settings)
@@ -7,22 +8,35 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Request
+from fastapi import APIRouter, Body, Depends, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from qseg.integrations.syntax import ENGINE_OPTIONS, OptionError, output_syntax
-from qseg.service import metrics
-from qseg.service.access import bearer
-from qseg.service.answering import Bounds, OverLimit, TooLongToNest, answer, query_words
-from qseg.service.bodies import JsonRequest, JsonRoute
-from qseg.service.dependencies import GUARDS, guard
-from qseg.service.errors import GUARDED, Refusal, declared
-from qseg.service.schemas import SegmentResponse, ranked_batch
-from qseg.service.served import ServedMethods
-from qseg.service.settings import Settings
+from qseg.service.foundation import metrics
+from qseg.service.foundation.access import bearer, get_settings
+from qseg.service.foundation.bodies import JsonRequest, JsonRoute
+from qseg.service.foundation.dependencies import GUARDS, guard
+from qseg.service.foundation.errors import GUARDED, Refusal, declared
+from qseg.service.foundation.settings import Settings
+from qseg.service.segmenting.answering import Bounds, OverLimit, TooLongToNest, answer, query_words
+from qseg.service.segmenting.schemas import Methods, SegmentResponse, ranked_batch
+from qseg.service.segmenting.served import ServedMethods, get_served
+
+methods_router = APIRouter(tags=["status"], dependencies=GUARDS, responses=declared(*GUARDED))
+
+
+@methods_router.get("/methods", response_model=Methods)
+async def methods(
+    served: Annotated[ServedMethods, Depends(get_served)],
+    settings: Annotated[Settings, Depends(get_settings)],
+) -> dict[str, Any]:
+    """What is served, the first being the default, with each model's metadata, and the
+    limits of a request."""
+    return {"methods": [s.describe() for s in served.values()], "limits": settings.limits()}
+
 
 INLINE_WORDS = 24
 """The most words of a request answered on the event loop (see :func:`_inline`)."""

@@ -10,8 +10,8 @@ import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from qseg.service import metrics
-from qseg.service.errors import Refusal
+from qseg.service.foundation import metrics
+from qseg.service.foundation.errors import Refusal
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -121,7 +121,7 @@ class NoFraming:
     page (``X-Frame-Options`` for old browsers, CSP ``frame-ancestors`` for the others) and
     to be sniffed as another type: a page of another origin framing an annotation page
     could make an annotator's click save an answer (clickjacking). A page's own, stricter
-    policy (:data:`qseg.service.pages.PAGE_HEADERS`) is kept."""
+    policy (:data:`qseg.service.foundation.pages.PAGE_HEADERS`) is kept."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app

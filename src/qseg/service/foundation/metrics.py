@@ -19,7 +19,7 @@ from prometheus_client import (
     generate_latest,
 )
 
-from qseg.service.settings import MULTIPROCESS_VARIABLE
+from qseg.service.foundation.settings import MULTIPROCESS_VARIABLE
 
 REQUESTS = Counter("qseg_requests", "HTTP requests answered", ["route", "status"])
 ERRORS = Counter("qseg_errors", "HTTP requests answered with a 4xx or 5xx", ["route", "status"])

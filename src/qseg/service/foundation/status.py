@@ -1,5 +1,5 @@
-"""``/healthz`` (no token, answered while shutting down), ``/readyz``, ``/methods`` and
-``/metrics`` (Prometheus metrics, summed over the workers)."""
+"""``/healthz`` (no token, answered while shutting down), ``/readyz`` and ``/metrics``
+(Prometheus metrics, summed over the workers)."""
 
 # no `from __future__ import annotations`: FastAPI reads the route signatures' types
 from typing import Annotated, Any
@@ -7,13 +7,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from fastapi.responses import Response
 
-from qseg.service import metrics
-from qseg.service.access import get_settings
-from qseg.service.dependencies import GUARDS, ServiceState, get_served, get_state
-from qseg.service.errors import GUARDED, Refusal, declared
-from qseg.service.schemas import Methods, Status
-from qseg.service.served import ServedMethods
-from qseg.service.settings import Settings
+from qseg.service.foundation import metrics
+from qseg.service.foundation.dependencies import GUARDS, ServiceState, get_state
+from qseg.service.foundation.errors import GUARDED, Refusal, declared
+from qseg.service.foundation.schemas import Status
 
 health = APIRouter(tags=["status"], responses=declared(405, 413))
 router = APIRouter(tags=["status"], dependencies=GUARDS, responses=declared(*GUARDED))
@@ -34,16 +31,6 @@ async def readyz(state: Annotated[ServiceState, Depends(get_state)]) -> dict[str
     if state.draining:
         raise Refusal(503, "shutting down", headers={"Connection": "close"})
     return {"status": "ready"}
-
-
-@router.get("/methods", response_model=Methods)
-async def methods(
-    served: Annotated[ServedMethods, Depends(get_served)],
-    settings: Annotated[Settings, Depends(get_settings)],
-) -> dict[str, Any]:
-    """What is served, the first being the default, with each model's metadata, and the
-    limits of a request."""
-    return {"methods": [s.describe() for s in served.values()], "limits": settings.limits()}
 
 
 _TEXT: dict[int | str, dict[str, Any]] = {

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Body, Depends, Query, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
 
-from qseg.service.access import (
+from qseg.service.foundation.access import (
     client_address,
     get_settings,
     local_path,
@@ -18,12 +18,12 @@ from qseg.service.access import (
     require_same_site,
     throttled,
 )
-from qseg.service.bodies import JsonRoute
-from qseg.service.credentials import login_cookie
-from qseg.service.errors import Refusal, declared
-from qseg.service.pages import page
-from qseg.service.settings import Settings
-from qseg.service.throttle import Throttle
+from qseg.service.foundation.bodies import JsonRoute
+from qseg.service.foundation.credentials import login_cookie
+from qseg.service.foundation.errors import Refusal, declared
+from qseg.service.foundation.pages import page
+from qseg.service.foundation.settings import Settings
+from qseg.service.foundation.throttle import Throttle
 
 router = APIRouter(
     route_class=JsonRoute,

@@ -12,7 +12,7 @@ from fastapi import Request, Response
 from fastapi.routing import APIRoute
 from starlette.datastructures import Headers, MutableHeaders
 
-from qseg.service.errors import Unreadable
+from qseg.service.foundation.errors import Unreadable
 
 MAX_KEYS = 64
 """The most keys a body's object may have: no request has a tenth of that, and validating an

@@ -11,7 +11,7 @@ import secrets
 from fastapi import Request
 from fastapi.security import HTTPAuthorizationCredentials
 
-from qseg.service.settings import Settings, is_loopback
+from qseg.service.foundation.settings import Settings, is_loopback
 
 LOGIN_COOKIE_PREFIX = "qseg_login_"
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fastapi import Request
+
 from qseg._version import VERSION
 from qseg.errors import QsegError
 from qseg.evaluation.provenance import file_fingerprint
@@ -23,6 +25,7 @@ from qseg.models.format import AdaptedFile, RoutedFile, read_file, read_model
 from qseg.resources.default import build_tag
 from qseg.resources.phrase_list import phrase_list
 from qseg.segmenters.base import Segmenter
+from qseg.service.foundation.errors import Refusal
 
 WARM_UP = "new york yankees tickets"
 """Segmented by every served segmenter before the service is ready: whatever a segmenter
@@ -49,11 +52,12 @@ class Served:
         }
 
 
-class NotServed(QsegError):
-    """A request names a method the service does not serve (answered 404)."""
+class NotServed(Refusal):
+    """A request names a method the service does not serve: 404 naming the served ones."""
 
     def __init__(self, name: str, served: list[str]) -> None:
-        super().__init__(f"method {name!r} is not served; served: {', '.join(served)}")
+        message = f"method {name!r} is not served; served: {', '.join(served)}"
+        super().__init__(404, message, field="method", served=served)
         self.served = served
 
 
@@ -145,3 +149,8 @@ def _model_metadata(path: Path) -> dict[str, Any]:
         "kinds": file.kinds,
         "style": file.style,
     }
+
+
+async def get_served(request: Request) -> ServedMethods:
+    """The segmenters the application serves, by name (a route's dependency)."""
+    return request.app.state.served

@@ -1,0 +1,1 @@
+"""The segmenting API: ``POST /segment`` and ``GET /methods`` over the segmenters served."""
