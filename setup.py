@@ -23,9 +23,9 @@ KERNELS = [
     "src/qseg/resources/_store.pyx",
     "src/qseg/resources/builders/_ngrams.pyx",
     "src/qseg/segmenters/_kernel.pyx",
-    "src/qseg/segmenters/_gap_kernel.pyx",
-    "src/qseg/segmenters/_trees.pyx",
-    "src/qseg/segmenters/_joint_kernel.pyx",
+    "src/qseg/segmenters/learned/_gap_kernel.pyx",
+    "src/qseg/segmenters/learned/_trees.pyx",
+    "src/qseg/segmenters/learned/_joint_kernel.pyx",
 ]
 
 

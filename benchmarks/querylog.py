@@ -19,8 +19,8 @@ from pathlib import Path
 from build_speed import generate
 
 from qseg.resources.querylog import QueryLog
-from qseg.segmenters.querylog import QueryLogSegmenter
 from qseg.segmenters.registry import create
+from qseg.segmenters.rules.querylog import QueryLogSegmenter
 from qseg.tables import render_table
 
 

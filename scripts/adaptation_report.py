@@ -123,9 +123,9 @@ def designs(base: Any, kind: str, shared: Path) -> dict[str, Callable[..., Any]]
     """The designs compared: name -> fit(words, targets) -> a model that segments."""
     from qseg.models.adapting import fit_adapted
     from qseg.resources.bundle import Resources
-    from qseg.segmenters.adaptation import Adaptation
-    from qseg.segmenters.supervised import BreakClassifier
-    from qseg.segmenters.trainable import Boosting
+    from qseg.segmenters.learned.adaptation import Adaptation
+    from qseg.segmenters.learned.supervised import BreakClassifier
+    from qseg.segmenters.learned.trainable import Boosting
 
     params = base.params
 
@@ -198,10 +198,10 @@ def stacked(base: Any, words: Any, targets: Any) -> Any:
     """A model of the annotations alone (``fresh``) with one more gap input, the base's gap
     margin (the base's own inputs and lexicon), on the Python path (the kernel has no such
     input)."""
-    from qseg.segmenters.break_model import gap_inputs
-    from qseg.segmenters.gap_features import query_tables
-    from qseg.segmenters.lexicon import gap_keys
-    from qseg.segmenters.supervised import BreakClassifier, StackedInput
+    from qseg.segmenters.learned.break_model import gap_inputs
+    from qseg.segmenters.learned.gap_features import query_tables
+    from qseg.segmenters.learned.lexicon import gap_keys
+    from qseg.segmenters.learned.supervised import BreakClassifier, StackedInput
 
     def margins(queries: Any, tables: Any) -> np.ndarray:
         x = gap_inputs(queries, None, tables, base.source, base.inputs, base.vectors)
@@ -217,7 +217,7 @@ def stacked(base: Any, words: Any, targets: Any) -> Any:
             )
             return inputs
 
-    from qseg.segmenters.adaptation import Adaptation
+    from qseg.segmenters.learned.adaptation import Adaptation
 
     params = base.params
     fitted = Stacking(

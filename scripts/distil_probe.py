@@ -1,6 +1,6 @@
 """Distil the contextual probe into word tables that need no torch: how much of its gain they keep.
 
-The probe (:class:`qseg.segmenters.contextual.BreakProbe`) reads the MiniLM encoder's hidden
+The probe (:class:`qseg.segmenters.learned.contextual.BreakProbe`) reads the MiniLM encoder's hidden
 states at a gap. Its distillation here is a table per word: the mean of the probe's predicted
 break share over the gaps where the word is on the left, and where it is on the right (less
 the overall mean, shrunk towards 0 by ``--smooth`` pseudo-gaps), over unlabelled query text:
@@ -45,8 +45,8 @@ from qseg.evaluation.matching import evaluate  # noqa: E402
 from qseg.resources.bundle import Resources  # noqa: E402
 from qseg.resources.vectors import WordVectors  # noqa: E402
 from qseg.segmentation import Reference  # noqa: E402
-from qseg.segmenters.contextual import BreakProbe, gap_rows, require_encoder  # noqa: E402
-from qseg.segmenters.supervised import vote_distribution  # noqa: E402
+from qseg.segmenters.learned.contextual import BreakProbe, gap_rows, require_encoder  # noqa: E402
+from qseg.segmenters.learned.supervised import vote_distribution  # noqa: E402
 
 Words = tuple[str, ...]
 NAMES = 60_000

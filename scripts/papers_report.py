@@ -31,7 +31,7 @@ from qseg.evaluation.random_model import expected_height
 from qseg.fileio import atomic_write
 from qseg.resources.bundle import Resources
 from qseg.segmenters.registry import create
-from qseg.segmenters.wiki import MEDIAN_BIGRAM_COUNT
+from qseg.segmenters.rules.wiki import MEDIAN_BIGRAM_COUNT
 from qseg.tables import render_table
 
 ROOT = Path(__file__).resolve().parents[1]

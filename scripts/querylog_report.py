@@ -21,7 +21,7 @@ from _qseg import evaluate, qseg
 
 from qseg.evaluation.provenance import builtin_resources, with_provenance
 from qseg.fileio import atomic_write
-from qseg.segmenters.pmi import PAPER_TAU
+from qseg.segmenters.rules.pmi import PAPER_TAU
 from qseg.tables import render_table
 
 ROOT = Path(__file__).resolve().parents[1]

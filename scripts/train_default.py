@@ -60,7 +60,7 @@ from qseg.resources.counts import NgramCounts  # noqa: E402
 from qseg.resources.default import default_counts  # noqa: E402
 from qseg.resources.titles import TitleSet  # noqa: E402
 from qseg.resources.vectors import WordVectors  # noqa: E402
-from qseg.segmenters.trainable import spec_of  # noqa: E402
+from qseg.segmenters.learned.trainable import spec_of  # noqa: E402
 
 SHIPPED = ROOT / "src" / "qseg" / "models" / "shipped"
 BESIDE_MEMBERS = ("names.npz", "titles.npz")

@@ -19,9 +19,9 @@ from pathlib import Path
 from forkserver import main_status
 
 from qseg.resources import NgramCounts, TitleSet
-from qseg.segmenters.gap_features import FeatureSource
-from qseg.segmenters.supervised import BreakClassifier
-from qseg.segmenters.trainable import Boosting
+from qseg.segmenters.learned.gap_features import FeatureSource
+from qseg.segmenters.learned.supervised import BreakClassifier
+from qseg.segmenters.learned.trainable import Boosting
 
 WORDS = {"new": 1000, "york": 500, "yankees": 80, "tickets": 90}
 PHRASES = {"new york": 100, "york yankees": 50, "new york yankees": 40, "yankees tickets": 9}

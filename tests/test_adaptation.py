@@ -18,9 +18,9 @@ import qseg as qs
 from qseg import models
 from qseg.evaluation.adaptation import Measured, choose, figures, learning_curve
 from qseg.segmentation import Segmentation
-from qseg.segmenters.adaptation import Adaptation, merged_phrases
-from qseg.segmenters.lexicon import Lexicon
-from qseg.segmenters.trees import TreeEnsemble
+from qseg.segmenters.learned.adaptation import Adaptation, merged_phrases
+from qseg.segmenters.learned.lexicon import Lexicon
+from qseg.segmenters.learned.trees import TreeEnsemble
 
 JOINT = toy.TRAINED_SPECS["joint"]
 

@@ -19,7 +19,7 @@ import pytest
 from conftest import SHARED
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from qseg.segmenters._joint_kernel import KeyTable, numpy_sum
+from qseg.segmenters.learned._joint_kernel import KeyTable, numpy_sum
 
 import qseg
 from qseg.corpora import ir
@@ -28,9 +28,9 @@ from qseg.corpora.webis import read_training_set
 from qseg.query import normalize
 from qseg.resources import NgramCounts
 from qseg.resources.store import build_from_entries
-from qseg.segmenters.break_model import BreakModel
-from qseg.segmenters.compiled import MAX_COMPILED_WORDS, compile_model, complete_trees
-from qseg.segmenters.routing import RoutedModel
+from qseg.segmenters.learned.break_model import BreakModel
+from qseg.segmenters.learned.compiled import MAX_COMPILED_WORDS, compile_model, complete_trees
+from qseg.segmenters.learned.routing import RoutedModel
 
 pytestmark = pytest.mark.long
 
@@ -378,9 +378,9 @@ def test_no_error_path_leaks_the_word_arrays_of_a_long_query(tmp_path):
     import subprocess
     import tracemalloc
 
-    from qseg.segmenters._gap_kernel import name_edge_counts, span_tables
+    from qseg.segmenters.learned._gap_kernel import name_edge_counts, span_tables
 
-    from qseg.segmenters.compiled import domain_kernel
+    from qseg.segmenters.learned.compiled import domain_kernel
 
     if sys.platform.startswith("linux"):
         script = tmp_path / "leak.py"
@@ -466,10 +466,10 @@ def test_the_compiled_decoder_refuses_a_table_of_other_words(table, n):
 KERNELS = {
     "qseg._words": "src/qseg/_words.c",
     "qseg.resources._store": "src/qseg/resources/_store.c",
-    "qseg.segmenters._gap_kernel": "src/qseg/segmenters/_gap_kernel.c",
-    "qseg.segmenters._trees": "src/qseg/segmenters/_trees.c",
+    "qseg.segmenters.learned._gap_kernel": "src/qseg/segmenters/learned/_gap_kernel.c",
+    "qseg.segmenters.learned._trees": "src/qseg/segmenters/learned/_trees.c",
     "qseg.segmenters._kernel": "src/qseg/segmenters/_kernel.c",
-    "qseg.segmenters._joint_kernel": "src/qseg/segmenters/_joint_kernel.c",
+    "qseg.segmenters.learned._joint_kernel": "src/qseg/segmenters/learned/_joint_kernel.c",
 }
 """Every extension the segmenters run (module: its translated C source), checked with
 AddressSanitizer by :func:`test_the_kernels_read_and_write_only_their_own_memory`."""
@@ -503,7 +503,7 @@ import qseg
 from qseg._words import normal_words
 from qseg.query import QueryError, normalize
 from qseg.resources.store import build_from_entries
-from qseg.segmenters._joint_kernel import KeyTable
+from qseg.segmenters.learned._joint_kernel import KeyTable
 from qseg.segmenters.decoder import best_breaks
 
 model = qseg.segmenter("default(style=auto)")

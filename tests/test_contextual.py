@@ -11,9 +11,9 @@ from helpers import small, words_of
 
 from qseg import models
 from qseg.errors import QsegError
-from qseg.segmenters import contextual
-from qseg.segmenters.contextual import LAYER, BreakProbe, gap_rows, require_encoder
-from qseg.segmenters.trainable import Inputs
+from qseg.segmenters.learned import contextual
+from qseg.segmenters.learned.contextual import LAYER, BreakProbe, gap_rows, require_encoder
+from qseg.segmenters.learned.trainable import Inputs
 
 QUERIES = [("new", "york", "yankees", "tickets"), ("stainless", "steel", "chest", "freezers")]
 

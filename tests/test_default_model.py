@@ -22,8 +22,8 @@ from qseg.evaluation.matching import evaluate, segment_gold
 from qseg.models import DEFAULT, ModelError, default_method, open_segmenter
 from qseg.models.catalog import SHIPPED, shipped_model
 from qseg.models.format import BESIDE, MANIFEST, beside_path, model_bytes
-from qseg.segmenters.routing import RoutedModel
-from qseg.segmenters.trainable import spec_of
+from qseg.segmenters.learned.routing import RoutedModel
+from qseg.segmenters.learned.trainable import spec_of
 
 QUERIES = ["new york yankees tickets", "stainless steel chest freezers", "tire inflator air"]
 
@@ -204,7 +204,7 @@ def test_no_shipped_file_names_a_path_of_the_machine_that_built_it():
         for where, text in found:
             assert not BUILD_PATH.search(text), (where, BUILD_PATH.search(text).group())
     # and what a model trained now records
-    from qseg.segmenters.supervised import _describe
+    from qseg.segmenters.learned.supervised import _describe
 
     store = api.segmenter("default").models["web"].source.counts  # type: ignore[attr-defined]
     assert "/" not in _describe(store, builtin=True)["source"]

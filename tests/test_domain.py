@@ -8,8 +8,8 @@ import toy
 
 from qseg import models
 from qseg.errors import QsegError
-from qseg.segmenters.domain import DomainModel, featurize
-from qseg.segmenters.gap_features import FEATURE_NAMES
+from qseg.segmenters.learned.domain import DomainModel, featurize
+from qseg.segmenters.learned.gap_features import FEATURE_NAMES
 
 SPEC = toy.TRAINED_SPECS["joint"].replace("inner_folds=3", "inner_folds=3, domain=true")
 

@@ -11,9 +11,9 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import check_estimator
 
+from qseg.segmenters.learned.supervised import BreakClassifier
+from qseg.segmenters.learned.trainable import Boosting, Decoding, Inputs
 from qseg.segmenters.registry import METHODS, create
-from qseg.segmenters.supervised import BreakClassifier
-from qseg.segmenters.trainable import Boosting, Decoding, Inputs
 
 NUMERIC = (
     "it fits a numeric matrix X; a segmenter fits queries (text) and their segmentations, "

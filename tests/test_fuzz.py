@@ -30,8 +30,8 @@ from qseg.errors import QsegError
 from qseg.resources.counts import NgramCounts
 from qseg.resources.store import HEADER_REGION, build_from_entries
 from qseg.resources.titles import TitleSet
-from qseg.segmenters.naive import NaiveSegmenter
-from qseg.segmenters.wiki import WikiSegmenter
+from qseg.segmenters.rules.naive import NaiveSegmenter
+from qseg.segmenters.rules.wiki import WikiSegmenter
 
 QUERIES = [q.query for q in toy.gold(40, seed=3)]
 STORE_MUTATIONS = 350  # per store: 3 stores, 1,050 mutations

@@ -18,9 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import qseg
-from qseg.segmenters import break_model
-from qseg.segmenters.break_model import WINDOW_WORDS, gap_windows
-from qseg.segmenters.joint import (
+from qseg.segmenters.learned import break_model
+from qseg.segmenters.learned.break_model import WINDOW_WORDS, gap_windows
+from qseg.segmenters.learned.joint import (
     _best_sum,
     candidate_bits,
     candidate_features,
@@ -219,8 +219,8 @@ def test_a_long_segment_must_be_a_title(default):
     (v3) keeps the rule."""
     from dataclasses import replace
 
-    from qseg.segmenters.joint import untitled_long
-    from qseg.segmenters.trainable import Decoding
+    from qseg.segmenters.learned.joint import untitled_long
+    from qseg.segmenters.learned.trainable import Decoding
 
     assert default.decoding.title_only_from == 5
     v2 = qseg.segmenter("qseg-default-v2")
@@ -248,7 +248,7 @@ def test_the_title_rule_walks_few_candidates_as_it_lays_out_many():
     both give what the span layout gives."""
     import numpy as np
 
-    from qseg.segmenters.joint import _layout_of, untitled_long
+    from qseg.segmenters.learned.joint import _layout_of, untitled_long
 
     rng = np.random.default_rng(0)
     for n in range(2, 14):

@@ -22,7 +22,7 @@ from qseg.models.format import MANIFEST, ResourceMismatch, manifest
 from qseg.resources.counts import NgramCounts
 from qseg.resources.store import build_from_entries
 from qseg.resources.titles import TitleSet
-from qseg.segmenters.break_model import BreakModel
+from qseg.segmenters.learned.break_model import BreakModel
 from qseg.segmenters.registry import SpecError, create
 
 JOINT = toy.TRAINED_SPECS["joint"]

@@ -15,9 +15,9 @@ from qseg.errors import QsegError
 from qseg.resources.builders import build_line_ngrams
 from qseg.resources.counts import NgramCounts
 from qseg.resources.default import NAME_END, NAME_START
-from qseg.segmenters.name_features import NAME_FEATURES, name_features
-from qseg.segmenters.supervised import BreakClassifier
-from qseg.segmenters.trainable import Boosting, Inputs
+from qseg.segmenters.learned.name_features import NAME_FEATURES, name_features
+from qseg.segmenters.learned.supervised import BreakClassifier
+from qseg.segmenters.learned.trainable import Boosting, Inputs
 
 NAMES = ["new york yankees", "new york", "york county", "new jersey", "new york"]
 

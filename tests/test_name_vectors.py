@@ -15,8 +15,8 @@ from qseg import models
 from qseg.errors import QsegError
 from qseg.resources.bundle import Resources
 from qseg.resources.vectors import WordVectors
+from qseg.segmenters.learned.trainable import Inputs
 from qseg.segmenters.registry import create
-from qseg.segmenters.trainable import Inputs
 
 # "new" and "county" are in five distinct names each; "jersey" in four, two of them listed twice
 ENTITIES = {

@@ -10,8 +10,8 @@ from helpers import assert_one_line_error, out, qseg
 from qseg.models import open_segmenter
 from qseg.resources.counts import NgramCounts
 from qseg.segmentation import NestedSegmentation, Segmentation
-from qseg.segmenters.naive import NaiveSegmenter
 from qseg.segmenters.nesting import merge_tree, nest, split_tree
+from qseg.segmenters.rules.naive import NaiveSegmenter
 
 
 def test_merging_joins_the_weakest_breaks_first():

@@ -14,7 +14,7 @@ from qseg.errors import QsegError
 from qseg.evaluation.tuning import threshold_accuracies, tune_phrases
 from qseg.resources.counts import NgramCounts
 from qseg.segmentation import Reference
-from qseg.segmenters.phrases import PhrasesSegmenter
+from qseg.segmenters.rules.phrases import PhrasesSegmenter
 
 SENTENCES = [
     "new york yankees tickets",

@@ -11,7 +11,7 @@ import pytest
 from qseg.resources.counts import NgramCounts
 from qseg.resources.store import StoreError, build_from_entries
 from qseg.segmentation import NestedSegmentation, Segmentation
-from qseg.segmenters.naive import NaiveSegmenter
+from qseg.segmenters.rules.naive import NaiveSegmenter
 
 QUERIES = ["new york yankees tickets", "cheap new york hotels", "yankees tickets", "new york"]
 COUNTS = {"new york": 100, "york yankees": 10, "new york yankees": 5, "yankees tickets": 2}

@@ -5,7 +5,7 @@ import pytest
 from qseg.resources import CountProbabilities, LogProbabilities, NgramCounts
 from qseg.segmentation import Segmentation
 from qseg.segmenters import PmiSegmenter, tune_tau
-from qseg.segmenters.pmi import PAPER_TAU
+from qseg.segmenters.rules.pmi import PAPER_TAU
 
 PROBS = LogProbabilities(
     {"new": -3.0, "york": -4.0, "pizza": -5.0},

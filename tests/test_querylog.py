@@ -13,8 +13,8 @@ from qseg.resources.querylog import QueryLog
 from qseg.resources.titles import TitleSet
 from qseg.segmentation import NestedSegmentation, Segmentation
 from qseg.segmenters.nesting import nest, split_tree
-from qseg.segmenters.querylog import QueryLogSegmenter
 from qseg.segmenters.registry import create
+from qseg.segmenters.rules.querylog import QueryLogSegmenter
 from qseg.segmenters.spec import SpecError
 
 LOG = ["new york hotels", "hotels new york", "New York", "york new", ("cheap hotels", 3)]

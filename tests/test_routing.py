@@ -21,9 +21,9 @@ from qseg.resources.counts import NgramCounts
 from qseg.resources.default import NAME_END, NAME_START
 from qseg.resources.store import build_from_entries
 from qseg.segmentation import Segmentation
-from qseg.segmenters.domain import DomainModel
+from qseg.segmenters.learned.domain import DomainModel
+from qseg.segmenters.learned.routing import RoutedModel
 from qseg.segmenters.registry import create
-from qseg.segmenters.routing import RoutedModel
 
 
 def product_gold(n: int = 150, seed: int = 3) -> list[Segmentation]:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from qseg.resources import NgramCounts, TitleSet
 from qseg.segmentation import Segmentation
 from qseg.segmenters import NaiveSegmenter, WikiSegmenter
-from qseg.segmenters.wiki import MEDIAN_BIGRAM_COUNT
+from qseg.segmenters.rules.wiki import MEDIAN_BIGRAM_COUNT
 
 
 def test_toronto_blue_jays_naive():

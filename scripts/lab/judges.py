@@ -71,7 +71,7 @@ FUNCTION_WORDS = frozenset(
 )
 """The function words of the report (its conventions table and :func:`function_word_gaps`):
 articles, conjunctions and the prepositions of product and web queries. Fixed here, not taken
-from the model's own list (``qseg.segmenters.gap_features.FUNCTION_WORDS``, which also has
+from the model's own list (``qseg.segmenters.learned.gap_features.FUNCTION_WORDS``, which also has
 "de", "la", "vs" ...), so that the judge does not move when the model's inputs change."""
 
 LONG = 5

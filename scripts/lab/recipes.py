@@ -30,7 +30,7 @@ from qseg.resources.bundle import Resources
 from qseg.resources.counts import NgramCounts
 from qseg.resources.titles import TitleSet
 from qseg.segmentation import Reference, Segmentation, Target
-from qseg.segmenters.supervised import BreakClassifier
+from qseg.segmenters.learned.supervised import BreakClassifier
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -411,9 +411,9 @@ where it is a known name (``title_only_from=5``)."""
 
 
 def route_model(webis: dict[str, Sequence[Reference]], corpora: Corpora, seed: int = 0) -> Any:
-    """The query-kind router (:class:`qseg.segmenters.domain.DomainModel`) trained on the Webis
-    queries given (web) and QueryNER train (product)."""
-    from qseg.segmenters.domain import DomainModel
+    """The query-kind router (:class:`qseg.segmenters.learned.domain.DomainModel`) trained on
+    the Webis queries given (web) and QueryNER train (product)."""
+    from qseg.segmenters.learned.domain import DomainModel
 
     web = [_words(t) for t in webis.values()]
     products = [s.words for s in corpora.queryner_train.values()]
@@ -432,7 +432,7 @@ def routing_accuracy(corpora: Corpora, folds: int = 5, seed: int = 0) -> dict[st
     router trained on all of them)."""
     import random
 
-    from qseg.segmenters.domain import DomainModel
+    from qseg.segmenters.learned.domain import DomainModel
 
     items = [(_words(t), "web") for t in corpora.webis_votes.values()]
     items += [(s.words, "product") for s in corpora.queryner_train.values()]
@@ -464,7 +464,7 @@ def routing_accuracy(corpora: Corpora, folds: int = 5, seed: int = 0) -> dict[st
 @dataclass(frozen=True)
 class RoutedRecipe:
     """A model per kind of query, each trained on its kind alone, and the router
-    (:class:`qseg.segmenters.routing.RoutedModel`)."""
+    (:class:`qseg.segmenters.learned.routing.RoutedModel`)."""
 
     name: str
     web: Recipe
@@ -480,7 +480,7 @@ class RoutedRecipe:
         """The routed model of the web recipe trained on ``webis``, the product recipe on
         QueryNER train (once a process: it does not depend on the Webis queries given) and
         the router on both."""
-        from qseg.segmenters.routing import RoutedModel
+        from qseg.segmenters.learned.routing import RoutedModel
 
         web = self.web.fit(webis, corpora).model_
         product = _product_model(self.product, corpora)

@@ -172,7 +172,7 @@ def __getattr__(name: str) -> Any:
     """The error of a trainable segmenter used untrained, imported only when asked for (its
     module needs scikit-learn)."""
     if name == "NotFittedSegmenterError":
-        from qseg.segmenters.supervised import NotFittedSegmenterError
+        from qseg.segmenters.learned.supervised import NotFittedSegmenterError
 
         return NotFittedSegmenterError
     raise AttributeError(f"module 'qseg' has no attribute {name!r}")

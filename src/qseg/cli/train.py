@@ -8,7 +8,7 @@ from typing import IO
 
 from qseg.cli.common import add_model_flags, add_resource_flags, note
 from qseg.errors import QsegError
-from qseg.segmenters.trainable import PRESETS
+from qseg.segmenters.learned.trainable import PRESETS
 
 DEFAULT_METHOD = "joint"
 MAX_DIMENSIONS = 1000
@@ -102,7 +102,7 @@ def _train(args: argparse.Namespace) -> None:
     from qseg.models import estimator, save
     from qseg.models.training import trainable_method
     from qseg.progress import progress_bar
-    from qseg.segmenters.trainable import check_seed
+    from qseg.segmenters.learned.trainable import check_seed
 
     started = time.perf_counter()
     _, params = trainable_method(args.method)  # a wrong method stops here, before any data is read

@@ -29,7 +29,7 @@ def configure(tune: argparse.ArgumentParser) -> None:
     phrases.add_argument("--protocol", choices=("majority", "all-agree"), default="majority")
     # the method's own defaults (npmi, gensim's connector words), so that what is tuned is
     # what `--method phrases` runs
-    from qseg.segmenters.phrases import PARAMS
+    from qseg.segmenters.rules.phrases import PARAMS
 
     phrases.add_argument(
         "--scoring", choices=("default", "npmi"), default=PARAMS["scoring"].default
@@ -63,7 +63,7 @@ def run_phrases(args: argparse.Namespace, out: IO[str]) -> None:
     from qseg.cli.common import resources
     from qseg.corpora.training import read_gold
     from qseg.evaluation.tuning import tune_phrases
-    from qseg.segmenters.phrases import PARAMS
+    from qseg.segmenters.rules.phrases import PARAMS
     from qseg.segmenters.spec import format_spec
 
     at_least_one(args.min_count, "--min-count")

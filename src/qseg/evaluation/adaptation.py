@@ -27,7 +27,7 @@ from qseg.models.adapting import fit_adapted, unchanged
 from qseg.segmentation import Segmentation, Target, majority
 
 if TYPE_CHECKING:
-    from qseg.segmenters.break_model import BreakModel
+    from qseg.segmenters.learned.break_model import BreakModel
 
 STARTS = ("continue", "fresh")
 """The starts trained and measured (the base as it is is measured too)."""

@@ -13,7 +13,7 @@ import numpy as np
 
 from qseg.errors import QsegError
 from qseg.segmentation import Segmentation, Target, target_words
-from qseg.segmenters.supervised import BreakClassifier
+from qseg.segmenters.learned.supervised import BreakClassifier
 
 
 def query_folds(ids: Sequence[str], k: int, seed: int) -> list[tuple[list[str], list[str]]]:

@@ -13,8 +13,8 @@ from qseg.evaluation.matching import choose_reference
 from qseg.resources.counts import NgramCounts
 from qseg.resources.probabilities import Probabilities
 from qseg.segmentation import Reference, Segmentation
-from qseg.segmenters.phrases import PhrasesSegmenter
-from qseg.segmenters.pmi import TauChoice, tune_tau
+from qseg.segmenters.rules.phrases import PhrasesSegmenter
+from qseg.segmenters.rules.pmi import TauChoice, tune_tau
 
 
 def _references(gold: Mapping[str, Sequence[Reference]], protocol: str) -> list[Segmentation]:

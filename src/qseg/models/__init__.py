@@ -29,8 +29,8 @@ from qseg.segmenters.spec import Method, Param, format_spec, looks_like_spec
 from qseg.segmenters.spec import parse as parse_spec_with
 
 if TYPE_CHECKING:
-    from qseg.segmenters.break_model import BreakModel
-    from qseg.segmenters.routing import RoutedModel
+    from qseg.segmenters.learned.break_model import BreakModel
+    from qseg.segmenters.learned.routing import RoutedModel
 
 __all__ = [
     "DEFAULT",

@@ -2,7 +2,7 @@
 
 :mod:`qseg.evaluation.adaptation` chooses how to adapt (by cross-validation over the
 annotations) and draws learning curves; this module makes one adapted model
-(:mod:`qseg.segmenters.adaptation` says what it holds).
+(:mod:`qseg.segmenters.learned.adaptation` says what it holds).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 from qseg.errors import QsegError
 from qseg.resources.bundle import Resources
 from qseg.segmentation import Target
-from qseg.segmenters.trainable import Boosting
+from qseg.segmenters.learned.trainable import Boosting
 
 if TYPE_CHECKING:
-    from qseg.segmenters.break_model import BreakModel
+    from qseg.segmenters.learned.break_model import BreakModel
 
 CONTINUE_BOOSTING = Boosting(n_estimators=100, max_depth=4, learning_rate=0.1)
 """The trees a continued model adds to each of the base's ensembles: 100 of depth 4 did best
@@ -36,8 +36,8 @@ def base_model(
     model's name, ``default`` included, with a style for a model of two kinds of query, or a
     model file); an error for anything else."""
     from qseg.models import open_segmenter
-    from qseg.segmenters.break_model import BreakModel
-    from qseg.segmenters.routing import AUTO, RoutedModel
+    from qseg.segmenters.learned.break_model import BreakModel
+    from qseg.segmenters.learned.routing import AUTO, RoutedModel
 
     if isinstance(base, BreakModel):
         return base
@@ -70,10 +70,10 @@ def fit_adapted(
     progress: Callable[[str], None] | None = None,
 ) -> BreakModel:
     """``base`` adapted to the annotated queries from ``start`` (``continue`` or ``fresh``,
-    :class:`~qseg.segmenters.adaptation.Adaptation`); ``selection``: how the start was
+    :class:`~qseg.segmenters.learned.adaptation.Adaptation`); ``selection``: how the start was
     chosen, recorded in the model."""
-    from qseg.segmenters.adaptation import Adaptation
-    from qseg.segmenters.supervised import BreakClassifier
+    from qseg.segmenters.learned.adaptation import Adaptation
+    from qseg.segmenters.learned.supervised import BreakClassifier
 
     boosting = CONTINUE_BOOSTING if start == "continue" else base.params.get("boosting")
     params = base.params
@@ -96,8 +96,8 @@ def fit_adapted(
 def unchanged(base: BreakModel, queries: int, selection: Mapping[str, Any]) -> BreakModel:
     """``base`` as an adapted model that adds nothing: what adapting gives where the
     annotations did not improve on the base (its file names the base and the figures)."""
-    from qseg.segmenters.adaptation import Adaptation, AdaptedParts
-    from qseg.segmenters.trees import TreeEnsemble
+    from qseg.segmenters.learned.adaptation import Adaptation, AdaptedParts
+    from qseg.segmenters.learned.trees import TreeEnsemble
 
     if base.origin is None:
         raise QsegError(

@@ -45,7 +45,7 @@ from typing import Any
 from qseg.archives import ArchiveError, checked_members, open_zip, read_member
 from qseg.errors import DataError, PathError, QsegError
 from qseg.fileio import StrPath, atomic_write_bytes
-from qseg.segmenters.trainable import (
+from qseg.segmenters.learned.trainable import (
     GROUPS,
     SCALARS,
     STARTS,

@@ -3,7 +3,7 @@
 Loading reads and checks the file (:mod:`.format`), takes the resources it was trained with
 (:mod:`.provenance`), decodes every member with its shapes checked, and checks that the gap
 model takes exactly the features the inputs give. What comes back is a fitted
-:class:`~qseg.segmenters.supervised.BreakClassifier`, whose ``spec`` is the path (or shipped
+:class:`~qseg.segmenters.learned.supervised.BreakClassifier`, whose ``spec`` is the path (or shipped
 name) it was loaded by.
 """
 
@@ -47,16 +47,16 @@ from qseg.models.format import (
 )
 from qseg.models.provenance import check_encoder, check_integrity, feature_source
 from qseg.resources.bundle import Resources
-from qseg.segmenters.trainable import LINEAR, Inputs, check_settings
+from qseg.segmenters.learned.trainable import LINEAR, Inputs, check_settings
 
 if TYPE_CHECKING:
     from qseg.resources.counts import NgramCounts
     from qseg.resources.titles import TitleSet
-    from qseg.segmenters.adaptation import AdaptedParts
-    from qseg.segmenters.break_model import BreakModel
-    from qseg.segmenters.routing import RoutedModel
-    from qseg.segmenters.supervised import BreakClassifier
-    from qseg.segmenters.trees import TreeEnsemble
+    from qseg.segmenters.learned.adaptation import AdaptedParts
+    from qseg.segmenters.learned.break_model import BreakModel
+    from qseg.segmenters.learned.routing import RoutedModel
+    from qseg.segmenters.learned.supervised import BreakClassifier
+    from qseg.segmenters.learned.trees import TreeEnsemble
 
 T = TypeVar("T")
 
@@ -77,7 +77,7 @@ def save(
     a routed model's models share that are written to files of their own next to ``path``
     (:func:`.format.beside_path`; before it, so that it never names a file not yet there)."""
     carry = {"titles": carry_titles, "names": carry_names}
-    from qseg.segmenters.routing import RoutedModel
+    from qseg.segmenters.learned.routing import RoutedModel
 
     if isinstance(model, RoutedModel):
         data, outside = _routed_bytes(model, carry, set(beside))
@@ -201,9 +201,9 @@ def _feature_names(inputs: Inputs | None, joint: bool) -> tuple[list[str], list[
     """The named gap features (the paper 004 and name features; vectors, probe and lexicon
     columns follow them) and the candidate features of the joint scorer, as this qseg
     computes them: a model from a qseg that computes others is refused."""
-    from qseg.segmenters.gap_features import FEATURE_NAMES, PAIR_FEATURES
-    from qseg.segmenters.joint import CANDIDATE_FEATURES
-    from qseg.segmenters.name_features import NAME_FEATURES
+    from qseg.segmenters.learned.gap_features import FEATURE_NAMES, PAIR_FEATURES
+    from qseg.segmenters.learned.joint import CANDIDATE_FEATURES
+    from qseg.segmenters.learned.name_features import NAME_FEATURES
 
     inputs = inputs or Inputs()
     gap = [
@@ -275,8 +275,8 @@ def _load_routed(
 ) -> RoutedModel:
     """A routed model: its router and the model of each kind ``style`` needs (with the
     contextual probe if ``contextual``), read with the members they share."""
-    from qseg.segmenters.domain import DomainModel
-    from qseg.segmenters.routing import RoutedModel
+    from qseg.segmenters.learned.domain import DomainModel
+    from qseg.segmenters.learned.routing import RoutedModel
 
     router = _decode(file, ROUTER, DomainModel.from_bytes)
     if list(router.labels) != file.kinds:
@@ -298,12 +298,12 @@ def _load_model(
 ) -> BreakModel:
     """The model of a model file read and checked, every member decoded and checked."""
     from qseg.resources.vectors import WordVectors
-    from qseg.segmenters.break_model import BreakModel
-    from qseg.segmenters.contextual import BreakProbe, gap_width, require_encoder
-    from qseg.segmenters.domain import DomainModel
-    from qseg.segmenters.gap_models import LinearGapModel
-    from qseg.segmenters.lexicon import LEXICON_FEATURES, Lexicon, check_phrase_rates
-    from qseg.segmenters.trees import TreeEnsemble
+    from qseg.segmenters.learned.break_model import BreakModel
+    from qseg.segmenters.learned.contextual import BreakProbe, gap_width, require_encoder
+    from qseg.segmenters.learned.domain import DomainModel
+    from qseg.segmenters.learned.gap_models import LinearGapModel
+    from qseg.segmenters.learned.lexicon import LEXICON_FEATURES, Lexicon, check_phrase_rates
+    from qseg.segmenters.learned.trees import TreeEnsemble
 
     allow = allow_other_resources
     try:
@@ -384,10 +384,10 @@ def _load_adapted(
     file: AdaptedFile, resources: Resources, allow_other_resources: bool
 ) -> BreakModel:
     """The model of an adapted model file: its base, loaded and checked by fingerprint, with
-    what the file adds (:meth:`~qseg.segmenters.break_model.BreakModel.adapted_by`)."""
-    from qseg.segmenters.adaptation import Adaptation, AdaptedParts
-    from qseg.segmenters.lexicon import Lexicon
-    from qseg.segmenters.trees import TreeEnsemble
+    what the file adds (:meth:`~qseg.segmenters.learned.break_model.BreakModel.adapted_by`)."""
+    from qseg.segmenters.learned.adaptation import Adaptation, AdaptedParts
+    from qseg.segmenters.learned.lexicon import Lexicon
+    from qseg.segmenters.learned.trees import TreeEnsemble
 
     base = _base_of(file, resources, allow_other_resources)
     assert base.joint is not None  # (only such models are adapted)
@@ -423,7 +423,7 @@ def _load_adapted(
 def phrase_counts_of(data: Any) -> dict[str, tuple[float, int]]:
     """Phrase counts read back from JSON (``ValueError`` unless they map n-grams to
     ``[made a segment, occurrences]`` with 0 <= made <= occurrences)."""
-    from qseg.segmenters.lexicon import check_keys
+    from qseg.segmenters.learned.lexicon import check_keys
 
     if not isinstance(data, dict):
         raise ValueError("phrase counts map n-grams to [made a segment, occurrences]")
@@ -446,7 +446,7 @@ def _base_of(file: AdaptedFile, resources: Resources, allow_other_resources: boo
     """The base model an adapted file names, refused in one line if it is missing or is not
     the model it was adapted from (another fingerprint)."""
     from qseg.models.catalog import shipped_model
-    from qseg.segmenters.routing import RoutedModel
+    from qseg.segmenters.learned.routing import RoutedModel
 
     ref = file.base
     if "model" in ref:
@@ -566,7 +566,7 @@ def _decode(
 
 def _scorer(file: ModelFile, member: str, width: int) -> TreeEnsemble:
     """A joint scorer: trees on the candidate features, giving margins."""
-    from qseg.segmenters.trees import TreeEnsemble
+    from qseg.segmenters.learned.trees import TreeEnsemble
 
     trees = _decode(file, member, TreeEnsemble.from_bytes)
     if trees.n_features != width or trees.logistic:

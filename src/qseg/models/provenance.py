@@ -21,7 +21,7 @@ from qseg.resources.counts import NgramCounts
 from qseg.resources.titles import TitleSet
 
 if TYPE_CHECKING:
-    from qseg.segmenters.gap_features import FeatureSource
+    from qseg.segmenters.learned.gap_features import FeatureSource
 
 _WHAT = {
     "ngrams": ("n-gram counts", "with `ngrams=FILE`"),
@@ -42,7 +42,7 @@ def feature_source(
     """The counts, titles and names the model's features are computed from; ``carried(kind)``
     gives a resource the model file carries itself (its title set). Every refusal comes
     before anything is built."""
-    from qseg.segmenters.gap_features import FeatureSource
+    from qseg.segmenters.learned.gap_features import FeatureSource
 
     record = model.resources
     for kind in _GIVEN:

@@ -11,7 +11,7 @@ from qseg.resources.bundle import Resources
 from qseg.segmenters.registry import METHODS, Method, create, parse_spec
 
 if TYPE_CHECKING:
-    from qseg.segmenters.supervised import BreakClassifier
+    from qseg.segmenters.learned.supervised import BreakClassifier
 
 
 def trainable_method(spec: str) -> tuple[Method, dict[str, Any]]:

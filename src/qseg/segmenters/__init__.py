@@ -1,10 +1,10 @@
 """Segmentation methods, one module each, chosen by spec through :mod:`.registry`."""
 
 from qseg.segmenters.base import Segmenter, SpanScoringSegmenter
-from qseg.segmenters.naive import NaiveSegmenter
-from qseg.segmenters.pmi import PmiSegmenter, tune_tau
 from qseg.segmenters.registry import METHODS, canonical_spec, create, parse_spec
-from qseg.segmenters.wiki import WikiSegmenter
+from qseg.segmenters.rules.naive import NaiveSegmenter
+from qseg.segmenters.rules.pmi import PmiSegmenter, tune_tau
+from qseg.segmenters.rules.wiki import WikiSegmenter
 
 __all__ = [
     "METHODS",

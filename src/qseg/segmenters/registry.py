@@ -17,16 +17,16 @@ from typing import Any
 
 from qseg.resources.bundle import Resources
 from qseg.segmenters.base import Segmenter
-from qseg.segmenters.baselines import ConstantSegmenter
-from qseg.segmenters.naive import NaiveSegmenter
-from qseg.segmenters.phrases import PARAMS as PHRASES_PARAMS
-from qseg.segmenters.phrases import PhrasesSegmenter
-from qseg.segmenters.pmi import PAPER_TAU, PmiSegmenter
-from qseg.segmenters.querylog import PARAMS as QUERYLOG_PARAMS
-from qseg.segmenters.querylog import QueryLogSegmenter
+from qseg.segmenters.learned.trainable import PRESETS, Preset, estimator_params
+from qseg.segmenters.rules.baselines import ConstantSegmenter
+from qseg.segmenters.rules.naive import NaiveSegmenter
+from qseg.segmenters.rules.phrases import PARAMS as PHRASES_PARAMS
+from qseg.segmenters.rules.phrases import PhrasesSegmenter
+from qseg.segmenters.rules.pmi import PAPER_TAU, PmiSegmenter
+from qseg.segmenters.rules.querylog import PARAMS as QUERYLOG_PARAMS
+from qseg.segmenters.rules.querylog import QueryLogSegmenter
+from qseg.segmenters.rules.wiki import MEDIAN_BIGRAM_COUNT, WikiSegmenter
 from qseg.segmenters.spec import Method, Param, SpecError, format_spec, parse
-from qseg.segmenters.trainable import PRESETS, Preset, estimator_params
-from qseg.segmenters.wiki import MEDIAN_BIGRAM_COUNT, WikiSegmenter
 
 __all__ = [
     "BEST_SPEC",
@@ -78,7 +78,7 @@ def _never_split(res: Resources) -> Segmenter:
 
 def _trainable(preset: Preset) -> Callable[..., Segmenter]:
     def build(res: Resources, **params: Any) -> Segmenter:
-        from qseg.segmenters.supervised import BreakClassifier
+        from qseg.segmenters.learned.supervised import BreakClassifier
 
         if preset.needs_vectors and res.vectors is None:
             raise ValueError("needs word vectors: give `Resources(vectors=...)`")

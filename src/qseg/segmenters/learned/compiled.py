@@ -1,7 +1,7 @@
 """The compiled inference path of joint models: what it takes from a model, and when it applies.
 
 :func:`compile_model` hands the compiled kernel (``_joint_kernel.pyx``) everything a joint
-:class:`~qseg.segmenters.break_model.BreakModel` segments with: the stores it reads, its
+:class:`~qseg.segmenters.learned.break_model.BreakModel` segments with: the stores it reads, its
 trees (padded to complete trees, :func:`complete_trees`), and hash tables made once of its
 word vectors' vocabulary, its lexicon and its phrase rates (a few tens of milliseconds when the
 model is first used). The kernel then decides a query of 2 to :data:`MAX_COMPILED_WORDS` words
@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from qseg.segmenters._joint_kernel import DomainKernel, JointKernel, KeyTable
-from qseg.segmenters.domain import _SEED, BITS, DomainModel
-from qseg.segmenters.gap_features import (
+from qseg.segmenters.learned._joint_kernel import DomainKernel, JointKernel, KeyTable
+from qseg.segmenters.learned.domain import _SEED, BITS, DomainModel
+from qseg.segmenters.learned.gap_features import (
     _WINDOW_ARRAY,
     FEATURE_NAMES,
     FUNCTION_WORDS,
@@ -29,10 +29,10 @@ from qseg.segmenters.gap_features import (
     POS_CLASSES,
     TAG_INDEX,
 )
-from qseg.segmenters.lexicon import matchable
-from qseg.segmenters.name_features import _COUNT_AT, _RATE_AT
-from qseg.segmenters.trainable import check_decoding
-from qseg.segmenters.trees import TreeEnsemble
+from qseg.segmenters.learned.lexicon import matchable
+from qseg.segmenters.learned.name_features import _COUNT_AT, _RATE_AT
+from qseg.segmenters.learned.trainable import check_decoding
+from qseg.segmenters.learned.trees import TreeEnsemble
 
 MAX_COMPILED_WORDS = 64
 """The longest query the kernel decides (its candidates are 64-bit masks); longer ones go the
@@ -99,7 +99,7 @@ def domain_kernel(model: DomainModel) -> DomainKernel:
 
 
 def compile_model(model: Any) -> JointKernel | None:
-    """The kernel of a joint model (a :class:`~qseg.segmenters.break_model.BreakModel`,
+    """The kernel of a joint model (a :class:`~qseg.segmenters.learned.break_model.BreakModel`,
     which imports this module), or ``None`` if the kernel does not cover it. Its decoding
     settings are checked here, where the kernel is made (a model made in memory may hold any):
     one it cannot use is the one-line :class:`~qseg.errors.QsegError` the Python path raises

@@ -34,7 +34,7 @@ from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 import numpy as np
 
 from qseg.resources._store cimport StoreView, fmix64, fnv_feed, fnv_start
-from qseg.segmenters._gap_kernel cimport (
+from qseg.segmenters.learned._gap_kernel cimport (
     ATTRS,
     gap_feature_row,
     name_count,
@@ -768,8 +768,8 @@ cdef struct Spans:
 
 
 cdef class JointKernel:
-    """A joint :class:`~qseg.segmenters.break_model.BreakModel` compiled (see the module's
-    docstring); made by :func:`qseg.segmenters.compiled.compile_model`."""
+    """A joint :class:`~qseg.segmenters.learned.break_model.BreakModel` compiled (see the module's
+    docstring); made by :func:`qseg.segmenters.learned.compiled.compile_model`."""
 
     cdef StoreView counts, words, titles, names
     cdef Py_ssize_t title_words
@@ -1329,7 +1329,7 @@ cdef class JointKernel:
                             const double* attrs, const double* measures, const double* best,
                             const double* one_bit, const double* zero_bit,
                             float* row) noexcept:
-        """The :data:`~qseg.segmenters.joint.CANDIDATE_FEATURES` of candidate ``c``."""
+        """The :data:`~qseg.segmenters.learned.joint.CANDIDATE_FEATURES` of candidate ``c``."""
         cdef Py_ssize_t start = 0, g, cell, length, segments = 0, multi = 0, longest = 0
         cdef Py_ssize_t counted = 0, uncounted = 0, title_segments = 0, title_words = 0
         cdef Py_ssize_t fn_first = 0, fn_last = 0, seen = 0

@@ -20,11 +20,11 @@ import numpy as np
 from qseg.errors import QsegError, StyleHint
 from qseg.query import Query, normalize
 from qseg.segmentation import Segmentation
-from qseg.segmenters._joint_kernel import DomainKernel
 from qseg.segmenters.base import Errors
-from qseg.segmenters.break_model import BreakModel, in_batches
-from qseg.segmenters.compiled import domain_kernel
-from qseg.segmenters.domain import DomainModel
+from qseg.segmenters.learned._joint_kernel import DomainKernel
+from qseg.segmenters.learned.break_model import BreakModel, in_batches
+from qseg.segmenters.learned.compiled import domain_kernel
+from qseg.segmenters.learned.domain import DomainModel
 
 AUTO = "auto"
 HINT_QUERIES = 500

@@ -21,13 +21,13 @@ from qseg.errors import QsegError
 from qseg.query import Query, normalize
 from qseg.resources.vectors import WordVectors
 from qseg.segmentation import Segmentation
-from qseg.segmenters.adaptation import AdaptedParts, merged_phrases
 from qseg.segmenters.base import Errors, checked
-from qseg.segmenters.compiled import MAX_COMPILED_WORDS, JointKernel, compile_model
-from qseg.segmenters.contextual import BreakProbe, gap_rows, require_encoder
 from qseg.segmenters.decoder import check_k, kbest_gaps
-from qseg.segmenters.domain import DomainModel
-from qseg.segmenters.gap_features import (
+from qseg.segmenters.learned.adaptation import AdaptedParts, merged_phrases
+from qseg.segmenters.learned.compiled import MAX_COMPILED_WORDS, JointKernel, compile_model
+from qseg.segmenters.learned.contextual import BreakProbe, gap_rows, require_encoder
+from qseg.segmenters.learned.domain import DomainModel
+from qseg.segmenters.learned.gap_features import (
     FeatureSource,
     QueryTables,
     SpanTables,
@@ -35,19 +35,19 @@ from qseg.segmenters.gap_features import (
     pair_count_features,
     query_tables,
 )
-from qseg.segmenters.gap_models import LinearGapModel
-from qseg.segmenters.joint import (
+from qseg.segmenters.learned.gap_models import LinearGapModel
+from qseg.segmenters.learned.joint import (
     MAX_JOINT_WORDS,
     candidate_bits,
     candidate_features,
     chosen_candidate_features,
     untitled_long,
 )
-from qseg.segmenters.lexicon import Lexicon, gap_keys
-from qseg.segmenters.name_features import name_features
+from qseg.segmenters.learned.lexicon import Lexicon, gap_keys
+from qseg.segmenters.learned.name_features import name_features
+from qseg.segmenters.learned.trainable import Decoding, Inputs, check_decoding
+from qseg.segmenters.learned.trees import TreeEnsemble
 from qseg.segmenters.records import BATCH
-from qseg.segmenters.trainable import Decoding, Inputs, check_decoding
-from qseg.segmenters.trees import TreeEnsemble
 
 WINDOW_WORDS = 8
 """The words around a gap of a long query that its probability is judged in (see

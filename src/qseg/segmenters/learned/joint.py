@@ -34,7 +34,7 @@ from functools import cache
 import numpy as np
 
 from qseg.segmentation import break_spans
-from qseg.segmenters.gap_features import (
+from qseg.segmenters.learned.gap_features import (
     FUNCTION_WORDS,
     MAX_SPAN,
     POS_CLASSES,

@@ -29,7 +29,7 @@ import numpy as np
 
 from qseg.resources.counts import NgramCounts
 from qseg.resources.titles import TitleSet
-from qseg.segmenters._gap_kernel import gap_rows, span_tables
+from qseg.segmenters.learned._gap_kernel import gap_rows, span_tables
 
 MAX_SPAN = 5
 """Words in the longest n-gram with a count (Web1T and the Webis files stop at 5)."""
@@ -150,7 +150,7 @@ class FeatureSource:
     words: NgramCounts
     titles: TitleSet | None = None
     names: NgramCounts | None = None
-    """Name statistics (see :mod:`qseg.segmenters.name_features`), for models that use them."""
+    """Name statistics (:mod:`qseg.segmenters.learned.name_features`), for models using them."""
 
     @property
     def corpus_size(self) -> float:

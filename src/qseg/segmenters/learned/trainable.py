@@ -126,7 +126,7 @@ class Preset:
 
 CLASSIFIERS = ("xgboost", "logreg", "svm")
 LINEAR = frozenset({"logreg", "svm"})
-"""The linear classifiers (:class:`~qseg.segmenters.gap_models.LinearGapModel`); ``svm`` is
+"""The linear classifiers (:class:`~qseg.segmenters.learned.gap_models.LinearGapModel`); ``svm`` is
 paper 004's (Bergsma and Wang 2007): a linear support vector machine, hinge loss."""
 _CLASSIFIER = {"classifier": Param(str, "xgboost", "the per-gap classifier", CLASSIFIERS)}
 _TREES = {

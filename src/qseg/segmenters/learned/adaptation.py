@@ -32,9 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from qseg.segmenters.lexicon import Lexicon
-from qseg.segmenters.trainable import STARTS
-from qseg.segmenters.trees import TreeEnsemble
+from qseg.segmenters.learned.lexicon import Lexicon
+from qseg.segmenters.learned.trainable import STARTS
+from qseg.segmenters.learned.trees import TreeEnsemble
 
 
 @dataclass(frozen=True)

@@ -40,39 +40,39 @@ from qseg.query import Query, normalize
 from qseg.resources.bundle import Resources
 from qseg.resources.vectors import WordVectors
 from qseg.segmentation import Segmentation, Target, as_target, majority, target_words
-from qseg.segmenters.adaptation import (
+from qseg.segmenters.base import Errors
+from qseg.segmenters.learned.adaptation import (
     Adaptation,
     AdaptedParts,
     ContinuedGapModel,
     merged_phrases,
 )
-from qseg.segmenters.base import Errors
-from qseg.segmenters.break_model import (
+from qseg.segmenters.learned.break_model import (
     BreakModel,
     check_tags,
     gap_inputs,
     per_query,
     with_domain,
 )
-from qseg.segmenters.contextual import BreakProbe, gap_rows, require_encoder
-from qseg.segmenters.domain import DomainModel
-from qseg.segmenters.gap_features import FeatureSource, SpanTables, query_tables
-from qseg.segmenters.gap_models import LinearGapModel, TreeGapModel
-from qseg.segmenters.joint import (
+from qseg.segmenters.learned.contextual import BreakProbe, gap_rows, require_encoder
+from qseg.segmenters.learned.domain import DomainModel
+from qseg.segmenters.learned.gap_features import FeatureSource, SpanTables, query_tables
+from qseg.segmenters.learned.gap_models import LinearGapModel, TreeGapModel
+from qseg.segmenters.learned.joint import (
     MAX_JOINT_WORDS,
     candidate_features,
     joint_target,
     softmax_objective,
     vote_grades,
 )
-from qseg.segmenters.lexicon import (
+from qseg.segmenters.learned.lexicon import (
     LEXICON_FEATURES,
     Lexicon,
     gap_keys,
     phrase_counts,
     phrase_rates,
 )
-from qseg.segmenters.trainable import (
+from qseg.segmenters.learned.trainable import (
     GROUPS,
     LINEAR,
     Boosting,
@@ -82,7 +82,7 @@ from qseg.segmenters.trainable import (
     needed_resources,
     spec_of,
 )
-from qseg.segmenters.trees import TreeEnsemble
+from qseg.segmenters.learned.trees import TreeEnsemble
 
 
 @dataclass(frozen=True)

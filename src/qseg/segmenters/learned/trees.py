@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from qseg.fileio import read_npz
-from qseg.segmenters._trees import logit, margins
+from qseg.segmenters.learned._trees import logit, margins
 
 _ARRAYS = {
     "roots": np.int32,

@@ -23,8 +23,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from qseg.resources.counts import NgramCounts
-from qseg.segmenters._gap_kernel import name_edge_counts
-from qseg.segmenters.gap_features import FEATURE_NAMES, FeatureSource, gap_features
+from qseg.segmenters.learned._gap_kernel import name_edge_counts
+from qseg.segmenters.learned.gap_features import FEATURE_NAMES, FeatureSource, gap_features
 
 _COUNT_COLUMNS = (
     "L0_log_count",
