@@ -44,6 +44,8 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+from _timing import percentile, single_pass  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 QUERY = "new york yankees tickets"
 ROUNDS = 3
@@ -59,22 +61,6 @@ def batch_rate(segmenter, texts: list[str], repeats: int = 1, passes: int = 5) -
                 pass
         rates.append(repeats * len(texts) / (time.perf_counter() - started))
     return max(rates)
-
-
-def single_pass(segmenter, texts: list[str]) -> list[float]:
-    """Seconds of each query segmented one at a time (``segment``)."""
-    clock = time.perf_counter
-    took = []
-    for text in texts:
-        started = clock()
-        segmenter.segment(text)
-        took.append(clock() - started)
-    return took
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
 def process_seconds(command: list[str], runs: int = 7) -> float:

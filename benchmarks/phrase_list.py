@@ -32,24 +32,11 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+from _timing import percentile, single_pass  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 ROUNDS = 3
 PHRASES = 1_000_000
-
-
-def single_pass(segmenter, texts: list[str]) -> list[float]:
-    clock = time.perf_counter
-    took = []
-    for text in texts:
-        started = clock()
-        segmenter.segment(text)
-        took.append(clock() - started)
-    return took
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
 def main() -> None:
