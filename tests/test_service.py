@@ -721,7 +721,7 @@ def test_the_client_resends_a_request_that_died_with_its_worker():
     import qseg
 
     running = Server("--workers", "2", "--method", "default", "--max-seconds", "300")
-    queries = [" ".join(f"word{i} new york" for i in range(20))] * 1000
+    queries = [" ".join(f"word{i} new york" for i in range(20))] * 4000  # 4 requests
     answers: list = []
     failures: list[BaseException] = []
 
