@@ -22,10 +22,9 @@ from qseg.models import default_method, open_segmenter
 from qseg.models.format import ResourceMismatch
 from qseg.query import QueryError
 from qseg.segmentation import NestedSegmentation
-from qseg.segmenters.base import Segmenter
+from qseg.segmenters.base import BATCH, Segmenter
 from qseg.segmenters.nesting import MAX_NESTED_WORDS
 from qseg.segmenters.records import (
-    BATCH,
     FORMATS,
     Record,
     Result,

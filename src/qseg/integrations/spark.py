@@ -36,9 +36,8 @@ from qseg.integrations.syntax import Syntax, renderer
 from qseg.query import QueryError, normalize
 from qseg.resources._store import StoreView, _reopen_view
 from qseg.resources.builders.spark_engine import first_line, scratch_session
-from qseg.segmenters.base import Segmenter
+from qseg.segmenters.base import BATCH, Segmenter
 from qseg.segmenters.records import (
-    BATCH,
     Record,
     Skipped,
     format_result,

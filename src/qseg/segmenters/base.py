@@ -7,7 +7,8 @@ paper 003), the first of which is always what :meth:`Segmenter.segment` gives.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import islice
 from typing import Literal, Protocol, TypeVar, cast, runtime_checkable
 
 from qseg.errors import DataError, QsegError
@@ -64,6 +65,51 @@ class OneByOne:
     ) -> Iterator[Segmentation]:
         for words in words_of_many(queries, errors):
             yield self.segment(words)
+
+
+BATCH = 4096
+"""Queries segmented at once where a segmenter gains from batches (a trained model)."""
+
+
+class InBatches:
+    """``segment_many`` for a segmenter that decides many queries at once (a trained model:
+    its features and trees take a batch as one array): :meth:`_predict_words` on batches of
+    :data:`BATCH` normalized queries, with their part-of-speech tags where given (a query's
+    may be None; ``errors`` as :meth:`Segmenter.segment_many` says)."""
+
+    def _predict_words(
+        self, words: Sequence[tuple[str, ...]], tags: Sequence[Sequence[str] | None] | None
+    ) -> list[Segmentation]:
+        raise NotImplementedError
+
+    def segment_many(
+        self,
+        queries: Iterable[Query],
+        tags: Iterable[Sequence[str] | None] | None = None,
+        *,
+        errors: Errors = "raise",
+    ) -> Iterator[Segmentation]:
+        good = checked(_with_tags(queries, tags), errors, lambda pair: pair[0])
+        while batch := list(islice(good, BATCH)):
+            words = [w for _, w in batch]
+            yield from self._predict_words(
+                words, None if tags is None else [t for (_, t), _ in batch]
+            )
+
+
+def _with_tags(
+    queries: Iterable[Query], tags: Iterable[Sequence[str] | None] | None
+) -> Iterator[tuple[Query, Sequence[str] | None]]:
+    """Each query with its tags (``None`` without tags)."""
+    if tags is None:
+        yield from ((query, None) for query in queries)
+        return
+    tag_items = iter(tags)
+    for query in queries:
+        try:
+            yield query, next(tag_items)
+        except StopIteration:
+            raise QsegError("fewer tag lists than queries") from None
 
 
 def checked(

@@ -23,8 +23,6 @@ from qseg.segmentation import NestedSegmentation, Segmentation, quoted_text
 from qseg.segmenters.base import Segmenter
 
 FORMATS = ("pipe", "quoted", "json")
-BATCH = 4096
-"""Queries segmented at once where a segmenter gains from batches (a trained model)."""
 
 TagLookup = Callable[[str | None, tuple[str, ...]], Sequence[str] | None]
 """Tags of a query from its id and words, or ``None``."""

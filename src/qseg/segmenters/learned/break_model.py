@@ -9,10 +9,10 @@ arrays (:mod:`.trees`), so a model segments, and loads, without scikit-learn or 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from itertools import islice, pairwise
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -21,7 +21,7 @@ from qseg.errors import QsegError
 from qseg.query import Query, normalize
 from qseg.resources.vectors import WordVectors
 from qseg.segmentation import Segmentation
-from qseg.segmenters.base import Errors, checked
+from qseg.segmenters.base import InBatches
 from qseg.segmenters.decoder import check_k, kbest_gaps
 from qseg.segmenters.learned.adaptation import AdaptedParts, merged_phrases
 from qseg.segmenters.learned.compiled import MAX_COMPILED_WORDS, JointKernel, compile_model
@@ -47,7 +47,6 @@ from qseg.segmenters.learned.lexicon import Lexicon, gap_keys
 from qseg.segmenters.learned.name_features import name_features
 from qseg.segmenters.learned.trainable import Decoding, Inputs, check_decoding
 from qseg.segmenters.learned.trees import TreeEnsemble
-from qseg.segmenters.records import BATCH
 
 WINDOW_WORDS = 8
 """The words around a gap of a long query that its probability is judged in (see
@@ -90,7 +89,7 @@ def gap_inputs(
 
 
 @dataclass
-class BreakModel:
+class BreakModel(InBatches):
     """Everything a trained break classifier segments with; a segmenter.
 
     ``params`` are the constructor parameters of the classifier it was trained as (what a
@@ -467,17 +466,6 @@ class BreakModel:
             return Segmentation._trusted(words, kernel.breaks(words))
         return self._predict_words([words], None if tags is None else [tags])[0]
 
-    def segment_many(
-        self,
-        queries: Iterable[Query],
-        tags: Iterable[Sequence[str] | None] | None = None,
-        *,
-        errors: Errors = "raise",
-    ) -> Iterator[Segmentation]:
-        """Segment queries in batches of :data:`.records.BATCH` (a query's tags may be None;
-        ``errors`` as in :meth:`~qseg.segmenters.base.Segmenter.segment_many`)."""
-        return in_batches(self._predict_words, queries, tags, errors)
-
     def rank(
         self, query: Query, k: int, tags: Sequence[str] | None = None
     ) -> list[tuple[Segmentation, float]]:
@@ -554,35 +542,6 @@ def gap_windows(n: int) -> list[tuple[int, int, int]]:
 Predict = Callable[
     [Sequence[tuple[str, ...]], Sequence[Sequence[str] | None] | None], list[Segmentation]
 ]
-
-
-def in_batches(
-    predict: Predict,
-    queries: Iterable[Query],
-    tags: Iterable[Sequence[str] | None] | None,
-    errors: Errors,
-) -> Iterator[Segmentation]:
-    """``predict`` (of normalized words) on the queries (with their tags, if given) in batches
-    of :data:`.records.BATCH`, each item checked and normalized as ``errors`` says."""
-    good = checked(_with_tags(queries, tags), errors, lambda pair: pair[0])
-    while batch := list(islice(good, BATCH)):
-        words = [w for _, w in batch]
-        yield from predict(words, None if tags is None else [t for (_, t), _ in batch])
-
-
-def _with_tags(
-    queries: Iterable[Query], tags: Iterable[Sequence[str] | None] | None
-) -> Iterator[tuple[Query, Sequence[str] | None]]:
-    """Each query with its tags (``None`` without tags)."""
-    if tags is None:
-        yield from ((query, None) for query in queries)
-        return
-    tag_items = iter(tags)
-    for query in queries:
-        try:
-            yield query, next(tag_items)
-        except StopIteration:
-            raise QsegError("fewer tag lists than queries") from None
 
 
 def with_domain(blocks: Sequence[np.ndarray], kinds: np.ndarray) -> list[np.ndarray]:

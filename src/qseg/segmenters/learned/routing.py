@@ -11,7 +11,7 @@ model (``style=web``, ``style=product``).
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -20,9 +20,9 @@ import numpy as np
 from qseg.errors import QsegError, StyleHint
 from qseg.query import Query, normalize
 from qseg.segmentation import Segmentation
-from qseg.segmenters.base import Errors
+from qseg.segmenters.base import InBatches
 from qseg.segmenters.learned._joint_kernel import DomainKernel
-from qseg.segmenters.learned.break_model import BreakModel, in_batches
+from qseg.segmenters.learned.break_model import BreakModel
 from qseg.segmenters.learned.compiled import domain_kernel
 from qseg.segmenters.learned.domain import DomainModel
 
@@ -48,7 +48,7 @@ class KindWatch:
 
 
 @dataclass(frozen=True)
-class RoutedModel:
+class RoutedModel(InBatches):
     """A model per kind of query (``models``, keyed by the router's labels) and the router.
 
     Loaded for a fixed style, it may hold that kind's model alone (the other is never read:
@@ -211,17 +211,6 @@ class RoutedModel:
         words = normalize(query)
         (kind,) = self._kinds([words])
         return self.models[kind]._segment_words(words, tags)
-
-    def segment_many(
-        self,
-        queries: Iterable[Query],
-        tags: Iterable[Sequence[str] | None] | None = None,
-        *,
-        errors: Errors = "raise",
-    ) -> Iterator[Segmentation]:
-        """Segment queries in batches of :data:`.records.BATCH` (``errors`` as in
-        :meth:`~qseg.segmenters.base.Segmenter.segment_many`)."""
-        return in_batches(self._predict_words, queries, tags, errors)
 
     def rank(
         self, query: Query, k: int, tags: Sequence[str] | None = None

@@ -15,10 +15,9 @@ from qseg.errors import QsegError
 from qseg.integrations.syntax import Syntax, renderer
 from qseg.query import QueryError, normalize
 from qseg.segmentation import NestedSegmentation
-from qseg.segmenters.base import Segmenter
+from qseg.segmenters.base import BATCH, Segmenter
 from qseg.segmenters.nesting import MAX_NESTED_WORDS
 from qseg.segmenters.records import (
-    BATCH,
     Result,
     format_nested,
     format_result,
