@@ -453,18 +453,24 @@ class Project:
             ).fetchall()
         yield from rows
 
-    def records(self, mode: str) -> Iterator[Record]:
+    def records(
+        self, mode: str, rows: list[tuple[str, str, str]] | None = None
+    ) -> Iterator[Record]:
         """The latest answers with their queries' text, for exports that carry the text,
-        each checked as :meth:`exported` checks them."""
+        each checked as :meth:`exported` checks them (``rows``: what it gave already)."""
         texts = dict(self.queries())
-        for qid, annotator, value in self.exported(mode):
+        for qid, annotator, value in self.exported(mode) if rows is None else rows:
             yield Record(qid, texts[qid], annotator, mode, value)
 
-    def export_table(self, mode: str, *, raw: bool = False) -> str:
+    def export_table(
+        self, mode: str, *, raw: bool = False, rows: list[tuple[str, str, str]] | None = None
+    ) -> str:
         """The latest answers as ``item<TAB>annotator<TAB>segmentation`` lines, each cell
         that a spreadsheet would run as a formula escaped (:func:`qseg.fileio.spreadsheet_cell`,
-        which qseg's readers undo) unless ``raw``."""
-        rows = self.exported(mode)
+        which qseg's readers undo) unless ``raw`` (``rows``: what :meth:`exported` gave
+        already, so that the project is checked once)."""
+        if rows is None:
+            rows = self.exported(mode)
         if not raw:
             rows = [
                 (spreadsheet_cell(q), spreadsheet_cell(a), spreadsheet_cell(v)) for q, a, v in rows

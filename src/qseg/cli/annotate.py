@@ -15,6 +15,7 @@ EXPORT_FORMATS = ("table", "label-studio")
 
 
 def configure(annotate: argparse.ArgumentParser) -> None:
+    from qseg.annotation.ordering import ORDERS
     from qseg.cli.serve import add_settings
     from qseg.service.foundation.settings import DEFAULT_HOST
 
@@ -48,7 +49,7 @@ def configure(annotate: argparse.ArgumentParser) -> None:
     )
     annotate.add_argument(
         "--order",
-        choices=("added", "uncertain"),
+        choices=ORDERS,
         help="serve the queries as added, or those --model is least sure of first (a project "
         "setting, kept; default: added)",
     )
@@ -226,7 +227,8 @@ def _export(project: Project, args: argparse.Namespace, out: IO[str]) -> None:
     from qseg.fileio import atomic_write, check_output_file
 
     kind = args.format or ("label-studio" if args.export.endswith(".json") else "table")
-    answers = len(project.exported(args.mode))
+    rows = project.exported(args.mode)  # the project checked whole, once
+    answers = len(rows)
     if answers == 0:  # an empty table is no gold: said now, kindly, not by the next command
         print(
             f"qseg: {Path(project.path).name} has no {args.mode} answers yet, so there is nothing "
@@ -235,14 +237,14 @@ def _export(project: Project, args: argparse.Namespace, out: IO[str]) -> None:
         )
         raise SystemExit(1)
     if kind == "table":
-        text = project.export_table(args.mode, raw=args.raw)
+        text = project.export_table(args.mode, raw=args.raw, rows=rows)
         if args.export == "-":
             out.write(text)
         else:
             with atomic_write(check_output_file(args.export, "export")) as handle:
                 handle.write(text)
     else:
-        tasks = to_tasks(project.queries(), project.records(args.mode))
+        tasks = to_tasks(project.queries(), project.records(args.mode, rows))
         if args.export == "-":
             out.write(tasks_json(tasks))
         else:

@@ -72,19 +72,13 @@ class KeepingPhrases:
 
     def keep(self, segmentation: Segmentation) -> Segmentation:
         """``segmentation`` with no break inside a listed phrase's occurrence."""
-        gaps = self.joined_gaps(segmentation.words)
-        if not gaps or not any(segmentation.breaks[g] for g in gaps):
-            return segmentation
-        breaks = list(segmentation.breaks)
-        for gap in gaps:
-            breaks[gap] = 0
-        return Segmentation._trusted(segmentation.words, tuple(breaks))
+        return _joined(segmentation, self.joined_gaps(segmentation.words))
 
     def segment(self, query: Query, **options: Any) -> Segmentation:
         answer = self.segmenter.segment(query, **options)
-        words = answer.words
-        if len(words) <= MAX_COMPILED_WORDS and not self._gaps(words, self._longest):
-            return answer  # no listed phrase in the query: the hot path, one call
+        words = answer.words  # (normalized: a tuple; the compiled lookup called at once)
+        if len(words) <= MAX_COMPILED_WORDS:
+            return _joined(answer, self._gaps(words, self._longest))
         return self.keep(answer)
 
     def segment_many(
@@ -127,6 +121,16 @@ class KeepingPhrasesWithProbabilities(KeepingPhrases):
                 probabilities[list(gaps)] = 0.0
             kept.append(probabilities)
         return kept
+
+
+def _joined(segmentation: Segmentation, gaps: tuple[int, ...]) -> Segmentation:
+    """``segmentation`` with no break at ``gaps`` (itself if it has none there)."""
+    if not gaps or not any(segmentation.breaks[g] for g in gaps):
+        return segmentation
+    breaks = list(segmentation.breaks)
+    for gap in gaps:
+        breaks[gap] = 0
+    return Segmentation._trusted(segmentation.words, tuple(breaks))
 
 
 def keeping_phrases(segmenter: Segmenter, phrases: TitleSet) -> KeepingPhrases:

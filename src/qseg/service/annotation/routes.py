@@ -249,17 +249,17 @@ def export(
     evaluate`` and ``qseg train --gold`` read; a cell a spreadsheet would run as a formula
     begins with ``'`` unless ``raw``) or Label Studio's JSON tasks; ``X-Qseg-Answers`` says
     how many answers it holds. Nothing from a damaged project (503)."""
-    answers = len(project.exported(mode))
+    rows = project.exported(mode)  # the project checked whole, once
     if format == "table":
-        body = project.export_table(mode, raw=raw)
+        body = project.export_table(mode, raw=raw, rows=rows)
         kind, suffix = "text/tab-separated-values", "tsv"
     else:
-        tasks = to_tasks(project.queries(), project.records(mode))
+        tasks = to_tasks(project.queries(), project.records(mode, rows))
         body, kind, suffix = tasks_json(tasks), "application/json", "json"
     name = f"{Path(project.path).stem}-{mode}.{suffix}"
     plain = "".join(c if c.isascii() and c.isprintable() and c not in '"\\' else "_" for c in name)
     disposition = f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quote(name, safe='')}"
-    headers = {"Content-Disposition": disposition, "X-Qseg-Answers": str(answers)}
+    headers = {"Content-Disposition": disposition, "X-Qseg-Answers": str(len(rows))}
     return Response(body, media_type=f"{kind}; charset=utf-8", headers=headers)
 
 
