@@ -25,6 +25,11 @@ KERNELS = [
     "src/qseg/segmenters/_kernel.pyx",
     "src/qseg/segmenters/learned/_gap_kernel.pyx",
     "src/qseg/segmenters/learned/_trees.pyx",
+    "src/qseg/segmenters/learned/_sums.pyx",
+    "src/qseg/segmenters/learned/_key_table.pyx",
+    "src/qseg/segmenters/learned/_domain_kernel.pyx",
+    "src/qseg/segmenters/learned/_decoding.pyx",
+    "src/qseg/segmenters/learned/_gap_probabilities.pyx",
     "src/qseg/segmenters/learned/_joint_kernel.pyx",
 ]
 

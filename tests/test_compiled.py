@@ -19,7 +19,8 @@ import pytest
 from conftest import SHARED
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from qseg.segmenters.learned._joint_kernel import KeyTable, numpy_sum
+from qseg.segmenters.learned._key_table import KeyTable
+from qseg.segmenters.learned._sums import numpy_sum
 
 import qseg
 from qseg.corpora import ir
@@ -464,12 +465,20 @@ def test_the_compiled_decoder_refuses_a_table_of_other_words(table, n):
 
 
 KERNELS = {
-    "qseg._words": "src/qseg/_words.c",
-    "qseg.resources._store": "src/qseg/resources/_store.c",
-    "qseg.segmenters.learned._gap_kernel": "src/qseg/segmenters/learned/_gap_kernel.c",
-    "qseg.segmenters.learned._trees": "src/qseg/segmenters/learned/_trees.c",
-    "qseg.segmenters._kernel": "src/qseg/segmenters/_kernel.c",
-    "qseg.segmenters.learned._joint_kernel": "src/qseg/segmenters/learned/_joint_kernel.c",
+    name: "src/" + name.replace(".", "/") + ".c"
+    for name in (
+        "qseg._words",
+        "qseg.resources._store",
+        "qseg.segmenters._kernel",
+        "qseg.segmenters.learned._gap_kernel",
+        "qseg.segmenters.learned._trees",
+        "qseg.segmenters.learned._sums",
+        "qseg.segmenters.learned._key_table",
+        "qseg.segmenters.learned._domain_kernel",
+        "qseg.segmenters.learned._decoding",
+        "qseg.segmenters.learned._gap_probabilities",
+        "qseg.segmenters.learned._joint_kernel",
+    )
 }
 """Every extension the segmenters run (module: its translated C source), checked with
 AddressSanitizer by :func:`test_the_kernels_read_and_write_only_their_own_memory`."""
@@ -503,7 +512,7 @@ import qseg
 from qseg._words import normal_words
 from qseg.query import QueryError, normalize
 from qseg.resources.store import build_from_entries
-from qseg.segmenters.learned._joint_kernel import KeyTable
+from qseg.segmenters.learned._key_table import KeyTable
 from qseg.segmenters.decoder import best_breaks
 
 model = qseg.segmenter("default(style=auto)")

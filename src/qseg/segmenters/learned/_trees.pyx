@@ -1,5 +1,7 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""Compiled evaluation of gradient-boosted tree ensembles stored as flat arrays.
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Compiled evaluation of gradient-boosted tree ensembles, in two layouts: the flat arrays
+``trees.py`` reads from a file (:func:`margins`, a batch of rows) and the same trees padded to
+complete trees (:func:`tree_outputs`, the joint kernel's rows: ``compiled.complete_trees``).
 
 The arithmetic is XGBoost's, so the results are the same to the bit: every feature is compared
 as a float32 (``value < threshold`` goes left; NaN takes the node's default direction), and the
@@ -7,8 +9,9 @@ margin starts from the base margin and adds each tree's leaf in float32, tree af
 ``trees.py`` describes the arrays and checks them when they are read from a file.
 """
 
-from libc.math cimport expf, isnan, logf
-from libc.stdint cimport int32_t, uint8_t
+from libc.math cimport expf, isnan, logf, INFINITY
+from libc.stdint cimport int32_t, uint8_t, uint32_t
+from libc.stdlib cimport free, malloc
 
 import numpy as np
 
@@ -54,3 +57,57 @@ def margins(const float[:, ::1] x, const int32_t[::1] roots, const int32_t[::1] 
                 total = o[r]
                 o[r] = one / (one + expf(-total))
     return out
+
+
+cdef extern from "_tree_walk.h":
+    float qseg_trees_sum(const float* thresholds, const uint32_t* features,
+                         const float* leaves, Py_ssize_t count, int depth, float total,
+                         const float* row) noexcept nogil
+
+
+cdef int tree_outputs(const Trees* t, const float* rows, Py_ssize_t nrows, Py_ssize_t width,
+                      float* out) except -1 nogil:
+    """What :func:`margins` gives each row of ``width`` features (the trees' own): the base
+    plus each tree's leaf, in float32, tree after tree (``_tree_walk.h``), then the logistic
+    if the trees give probabilities."""
+    cdef Py_ssize_t r, k
+    cdef float total, v, one = 1.0
+    cdef float* doubled = <float*>malloc(2 * width * sizeof(float))
+    if doubled == NULL:
+        with gil:
+            raise MemoryError()
+    for r in range(nrows):
+        for k in range(width):
+            v = rows[r * width + k]
+            doubled[k] = -INFINITY if isnan(v) else v
+            doubled[width + k] = INFINITY if isnan(v) else v
+        total = qseg_trees_sum(t.thresholds, t.features, t.leaves, t.count, t.depth, t.base,
+                               doubled)
+        if t.logistic:
+            total = one / (one + expf(-total))
+        out[r] = total
+    free(doubled)
+    return 0
+
+
+cdef int trees_from(Trees* t, object complete, list keep) except -1:
+    """Point ``t`` at the arrays of a complete ensemble (``compiled.complete_trees``), kept
+    alive by ``keep``."""
+    cdef const float[:, ::1] thresholds = complete.thresholds
+    cdef const uint32_t[:, ::1] features = complete.features
+    cdef const float[:, ::1] leaves = complete.leaves
+    keep.extend([thresholds, features, leaves])
+    t.count = leaves.shape[0]
+    t.depth = complete.depth
+    if thresholds.shape[0] != t.count or features.shape[0] != t.count or (
+        thresholds.shape[1] != (1 << t.depth) - 1 or features.shape[1] != thresholds.shape[1]
+        or leaves.shape[1] != 1 << t.depth
+    ):
+        raise ValueError("complete trees: arrays of the wrong shapes")
+    t.thresholds = &thresholds[0, 0] if t.count and t.depth else NULL
+    t.features = &features[0, 0] if t.count and t.depth else NULL
+    t.leaves = &leaves[0, 0] if t.count else NULL
+    t.base = complete.base
+    t.logistic = complete.logistic
+    t.width = complete.width
+    return 0

@@ -19,7 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from qseg.segmenters.learned._joint_kernel import DomainKernel, JointKernel, KeyTable
+from qseg.segmenters.learned._domain_kernel import DomainKernel
+from qseg.segmenters.learned._gap_probabilities import GapProbabilities
+from qseg.segmenters.learned._joint_kernel import JointKernel
+from qseg.segmenters.learned._key_table import KeyTable
 from qseg.segmenters.learned.domain import _SEED, BITS, DomainModel
 from qseg.segmenters.learned.gap_features import (
     _WINDOW_ARRAY,
@@ -141,7 +144,7 @@ def compile_model(model: Any) -> JointKernel | None:
         prior = model.lexicon.prior
     vectors = model.vectors
     phrases = matchable(list(model.phrases))
-    return JointKernel(
+    gaps = GapProbabilities(
         counts=source.counts.view,
         words=source.words.view,
         titles=titles.view if titles is not None else None,
@@ -170,7 +173,11 @@ def compile_model(model: Any) -> JointKernel | None:
         lexicon=lexicon,
         lexicon_stats=stats,
         prior=prior,
-        gap_trees=ensembles[0],
+        trees=ensembles[0],
+        n_features=model.n_features,
+    )
+    return JointKernel(
+        gaps,
         joint_trees=ensembles[1],
         ranker_trees=ranker,
         phrases=KeyTable(phrases),
@@ -178,5 +185,4 @@ def compile_model(model: Any) -> JointKernel | None:
         longest_phrase=max((k.count(" ") + 1 for k in model.phrases), default=0),
         max_candidates=model.decoding.max_candidates,
         title_only_from=model.decoding.title_only_from,
-        n_features=model.n_features,
     )

@@ -21,7 +21,7 @@ from qseg.errors import QsegError, StyleHint
 from qseg.query import Query, normalize
 from qseg.segmentation import Segmentation
 from qseg.segmenters.base import InBatches
-from qseg.segmenters.learned._joint_kernel import DomainKernel
+from qseg.segmenters.learned._domain_kernel import DomainKernel
 from qseg.segmenters.learned.break_model import BreakModel
 from qseg.segmenters.learned.compiled import domain_kernel
 from qseg.segmenters.learned.domain import DomainModel
