@@ -30,11 +30,11 @@ from functools import cache
 from pathlib import Path
 
 from qseg.corpora.annotations import Annotations
-from qseg.corpora.query_lines import query_record
 from qseg.errors import DataError, InputError, PathError, QsegError
 from qseg.fileio import NEW_FILE_MODE, spreadsheet_cell
 from qseg.query import normalize
 from qseg.segmentation import NestedSegmentation, Segmentation, SegmentationError
+from qseg.streams.lines import query_record
 
 SCHEMA_VERSION = 1
 APPLICATION = "qseg annotation project"

@@ -24,7 +24,7 @@ from qseg.query import QueryError
 from qseg.segmentation import NestedSegmentation
 from qseg.segmenters.base import BATCH, Segmenter
 from qseg.segmenters.nesting import MAX_NESTED_WORDS
-from qseg.segmenters.records import (
+from qseg.streams.records import (
     FORMATS,
     Record,
     Result,
@@ -213,9 +213,9 @@ def _indices(text: str) -> frozenset[int]:
 
 def run(args: argparse.Namespace, out: IO[str]) -> None:
     from qseg.cli.common import resources
-    from qseg.corpora.query_lines import QueryLines, query_arguments
     from qseg.corpora.training import PosTags
     from qseg.segmenters.cache import CachedSegmenter
+    from qseg.streams.lines import QueryLines, query_arguments
 
     at_least_one(args.k, "--k")
     _check_marker(args)

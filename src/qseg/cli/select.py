@@ -38,13 +38,13 @@ def configure(select: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, out: IO[str]) -> None:
     from qseg.cli.common import at_least_one
-    from qseg.corpora.query_lines import QueryLines
     from qseg.fileio import open_binary
     from qseg.models import open_segmenter
     from qseg.progress import progress_bar
     from qseg.query import normalize
-    from qseg.segmenters.records import Skipped
     from qseg.segmenters.uncertainty import check_measure, most_uncertain
+    from qseg.streams.lines import QueryLines
+    from qseg.streams.records import Skipped
 
     at_least_one(args.n, "-n")
     lines: list[str] = []

@@ -30,14 +30,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from qseg.corpora.query_lines import query_record
 from qseg.errors import InputError, PathError, QsegError
 from qseg.integrations.syntax import Syntax, renderer
 from qseg.query import QueryError, normalize
 from qseg.resources._store import StoreView, _reopen_view
 from qseg.resources.builders.spark_engine import first_line, scratch_session
 from qseg.segmenters.base import BATCH, Segmenter
-from qseg.segmenters.records import (
+from qseg.streams.lines import query_record
+from qseg.streams.records import (
     Record,
     Skipped,
     format_result,

@@ -17,7 +17,7 @@ from qseg.query import QueryError, normalize
 from qseg.segmentation import NestedSegmentation
 from qseg.segmenters.base import BATCH, Segmenter
 from qseg.segmenters.nesting import MAX_NESTED_WORDS
-from qseg.segmenters.records import (
+from qseg.streams.records import (
     Result,
     format_nested,
     format_result,

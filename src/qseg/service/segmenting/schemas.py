@@ -17,8 +17,8 @@ from pydantic_core import PydanticCustomError
 from qseg.integrations.syntax import ENGINE_OPTIONS, FIELD_PATTERN, SYNTAXES, TOKENISERS
 from qseg.query import QueryError, normalize
 from qseg.segmenters.nesting import MAX_NESTED_WORDS
-from qseg.segmenters.records import FORMATS
 from qseg.service.foundation.settings import Settings
+from qseg.streams.records import FORMATS
 
 _SPACE = r" \t|\"()\u00a0\u2000-\u200a\u202f\u205f\u3000"
 """What separates words and is allowed in a query (no control characters)."""

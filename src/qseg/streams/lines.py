@@ -2,7 +2,7 @@
 
 Bad lines (invalid UTF-8, NUL bytes, an empty or over-long query, a stray tab, an empty id)
 raise an :class:`~qseg.errors.InputError` naming the line, or, with ``skip_bad``, come out as
-a :class:`~qseg.segmenters.records.Skipped` record in their place.
+a :class:`~qseg.streams.records.Skipped` record in their place.
 
 Lines are read as they arrive (a read takes what is there and never waits for more), so that
 a co-process that writes a query and waits for its answer is never kept waiting;
@@ -21,7 +21,7 @@ from typing import BinaryIO
 from qseg.errors import InputError, QsegError
 from qseg.fileio import decode_line
 from qseg.query import QueryError, normalize
-from qseg.segmenters.records import Record, Skipped
+from qseg.streams.records import Record, Skipped
 
 __all__ = ["MAX_QUERY_LINE_BYTES", "QueryLines", "Record", "query_arguments", "query_record"]
 
