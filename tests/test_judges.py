@@ -19,7 +19,7 @@ from lab.judges import (
     with_estimators,
     without_domain,
 )
-from lab.recipes import V3, Corpora, Recipe
+from lab.recipes import ROOT, SHARED, V3, Corpora, Recipe
 
 from qseg.segmentation import Segmentation
 
@@ -28,6 +28,14 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 
 def pipe(text: str) -> Segmentation:
     return Segmentation.from_pipe(text)
+
+
+def test_the_bench_finds_the_repository_and_its_shipped_models():
+    """The lab's paths are the repository's (they pointed into scripts/ once the bench moved
+    to scripts/lab/, and the reports failed on their first file)."""
+    assert (ROOT / "pyproject.toml").is_file()
+    assert (ROOT / "src" / "qseg" / "models" / "shipped").is_dir()
+    assert SHARED == ROOT.parent / "shared"
 
 
 def test_count_long_counts_queries_of_five_words_and_those_left_whole():

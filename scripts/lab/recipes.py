@@ -32,7 +32,7 @@ from qseg.resources.titles import TitleSet
 from qseg.segmentation import Reference, Segmentation, Target
 from qseg.segmenters.learned.supervised import BreakClassifier
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"
 
 
