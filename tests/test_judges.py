@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from lab import judges as _judges
+from lab import recipes
 from lab.judges import (
     QUICK,
     Candidate,
@@ -19,7 +20,7 @@ from lab.judges import (
     with_estimators,
     without_domain,
 )
-from lab.recipes import ROOT, SHARED, V3, Corpora, Recipe
+from lab.recipes import ROOT, V3, Corpora, Recipe
 
 from qseg.segmentation import Segmentation
 
@@ -35,7 +36,7 @@ def test_the_bench_finds_the_repository_and_its_shipped_models():
     to scripts/lab/, and the reports failed on their first file)."""
     assert (ROOT / "pyproject.toml").is_file()
     assert (ROOT / "src" / "qseg" / "models" / "shipped").is_dir()
-    assert SHARED == ROOT.parent / "shared"
+    assert recipes.SHARED == SHARED
 
 
 def test_count_long_counts_queries_of_five_words_and_those_left_whole():

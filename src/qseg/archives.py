@@ -30,9 +30,8 @@ if TYPE_CHECKING:
     import numpy as np
 
 MAX_UNPACKED = 256 << 20
-"""The most the deflated members of one archive may unpack to: ten times the largest model
-qseg ships (its members unpack to 24 MB); one carrying all 4.8 million DBpedia names would
-unpack to about 80 MB."""
+"""The most the deflated members of one archive may unpack to: many times what the largest
+model qseg ships unpacks to, and more than one carrying all 4.8 million DBpedia names."""
 
 _CHUNK = 1 << 20
 """Bytes unpacked at a time: reading a member never holds more than its buffer and one chunk."""

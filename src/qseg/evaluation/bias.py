@@ -130,7 +130,7 @@ def _segment_lengths_sd(seg: Segmentation) -> float:
 
 def _pstdev(values: list[int]) -> float:
     """The population standard deviation of a few small integers, in floats (the statistics
-    module's exact fractions cost 20 times as much, on every annotation)."""
+    module's exact fractions cost far more, on every annotation)."""
     n = len(values)
     mean = sum(values) / n
     return math.sqrt(sum((v - mean) ** 2 for v in values) / n)

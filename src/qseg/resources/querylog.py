@@ -19,7 +19,7 @@ The log is read once (one query a line, optionally ``<TAB>count``: the lines of 
 ngrams --from text``, read by the same parser) into numpy arrays: the words, each word's
 token positions and each word's distinct queries. An n-gram is answered by intersecting the
 query lists of its words and following the positions of its first word, in numpy, then
-memoized. Held in memory (about 650 MB for a million queries of 3.5 words).
+memoized. Held in memory (its load time and peak memory: ``benchmarks/querylog.py``).
 """
 
 from __future__ import annotations

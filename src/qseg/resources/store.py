@@ -69,8 +69,8 @@ _ALIGN = 64
 HEADER_REGION = 1 << 16
 """Bytes reserved for the prefix and the JSON header; the data sections start here."""
 VERIFY_ON_OPEN = 64 << 20
-"""Stores up to this size (64 MiB) have their checksums verified when opened (CRC-32 runs at
-about 3 GB/s here: some 20 ms at most); larger ones only on request."""
+"""Stores up to this size (64 MiB) have their checksums verified when opened (CRC-32 of that
+much is quick next to a process's start); larger ones only on request."""
 EXT_BIT = np.uint64(1 << 63)
 KINDS = ("counts", "titles")
 MODES = ("exact", "compact")

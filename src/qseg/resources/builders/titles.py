@@ -36,7 +36,7 @@ def phrase_keys(titles: Iterable[str]) -> list[str]:
 
 def _keys(titles: Iterable[str], fewest_words: int) -> list[str]:
     """The keys of at least ``fewest_words`` words of every title, in order, in one loop
-    (twice as fast over DBpedia's 9 million names as a call per title). Most titles are
+    (a call per title costs more than its work over DBpedia's 9 million names). Most titles are
     already keys (DBpedia's names are): they are taken as they are, and the disambiguation
     pattern is tried only on titles that end as it does."""
     keys: list[str] = []

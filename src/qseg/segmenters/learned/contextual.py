@@ -61,7 +61,7 @@ class Encoder:
     @cached_property
     def fingerprint(self) -> str:
         """A digest of the encoder's configuration, vocabulary and weights (what a model trained
-        with its probe records); about 0.1 s, once per process."""
+        with its probe records); once per process."""
         digest = hashlib.sha256()
         for name in _ENCODER_FILES:
             with open(self.folder / name, "rb") as handle:

@@ -28,7 +28,7 @@ from qseg.streams.records import (
 )
 
 CHUNK_WORK = 4096
-"""Words x k segmented between two looks at the clock (about 20-500 ms of the slowest
+"""Words x k segmented between two looks at the clock (well under a second of the slowest
 method), so a request is stopped soon after its time is up."""
 
 

@@ -46,8 +46,8 @@ class SegmentRoute(JsonRoute):
     """``POST /segment`` declared as any route (its guard and its body's model are in the
     OpenAPI document) but answered by a handler that calls them itself, in FastAPI's order:
     the guard, then the body's model, then the endpoint. FastAPI's solving of dependencies
-    costs a request some 80 us, three times what segmenting a query with the default
-    costs, and this route is the hot path of a search request."""
+    costs a request several times what segmenting a query with the default costs, and this
+    route is the hot path of a search request."""
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         assert self.body_field is not None
@@ -143,8 +143,8 @@ def segment_queries(body: Any, served: ServedMethods, settings: Settings) -> Res
 
 def _inline(body: Any) -> bool:
     """Whether a request is answered on the event loop rather than in a worker thread:
-    a handful of words with ``k`` = 1 and no trees (at most about a millisecond of the
-    default model), where the hop to a thread would cost more than the work."""
+    a handful of words with ``k`` = 1 and no trees (little work for any model), where the hop
+    to a thread would cost more than the work."""
     if body.k > 1 or body.nested:
         return False
     words = 0
