@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from helpers import Server, assert_one_line_error, out, qseg
 
-import qseg.annotation.project as project_module
+import qseg.annotation.project_file as project_file
 from qseg.annotation.project import Project, ProjectError, Record
 from qseg.errors import PathError, QsegError
 
@@ -193,7 +193,7 @@ def test_a_project_locked_by_another_process_is_said_to_be_in_use_at_once(
     """At open, a project another process holds is in use after OPEN_BUSY_SECONDS (2 s;
     shortened here, the commands run in this process), not the BUSY_SECONDS (30 s) a change
     waits."""
-    monkeypatch.setattr(project_module, "OPEN_BUSY_SECONDS", 0.3)
+    monkeypatch.setattr(project_file, "OPEN_BUSY_SECONDS", 0.3)
     path = _made(tmp_path / "p.db", queries=5)
     more = write("more.txt", "berlin wall\n")
     in_use = "p.db: in use by another process, which holds a lock on it"
@@ -215,7 +215,7 @@ def test_a_project_locked_by_another_process_is_said_to_be_in_use_at_once(
 def test_a_lock_taken_after_open_is_one_line(tmp_path, monkeypatch, change):
     """Every change waits BUSY_SECONDS for another writer, then says the project is in use
     (shortened here)."""
-    monkeypatch.setattr(project_module, "BUSY_SECONDS", 0.3)
+    monkeypatch.setattr(project_file, "BUSY_SECONDS", 0.3)
     path = _made(tmp_path / "p.db", queries=5)
     refused = pytest.raises(ProjectError, match=r"p\.db: in use by another process")
     with Project.open(path) as opened, _held(path), refused:

@@ -22,6 +22,10 @@ dtype, and that the gap model takes exactly the features the inputs give. Every 
 :class:`ModelError` naming the file (and the member). A file written before the manifest is
 still read, every member in full with its zip CRC-32 checked (which catches damage, not a member
 rewritten with its CRC recomputed); saving it again (:func:`.loading.save`) adds one.
+
+Why this module is long (about 750 lines): it is the file format, written and checked; a
+member's writing and its check on reading are kept side by side, so that a change to one is
+made to the other (the three file kinds share every check).
 """
 
 from __future__ import annotations

@@ -34,6 +34,10 @@ one copy in the page cache. The header must describe sections inside the data re
 say. ``verify`` recomputes the CRC-32 of every section, on open for stores of up to
 :data:`VERIFY_ON_OPEN` bytes. Stores are written to a temporary file in the target folder and
 renamed into place only when complete.
+
+Why this module is long (about 770 lines): it is the store's format, the writer and the
+reader of the same sections side by side, so that a change to the layout is made to both; the
+compiled lookups are in ``_store.pyx`` and the bit packing in :mod:`.packed`.
 """
 
 from __future__ import annotations

@@ -21,6 +21,11 @@ its trees as arrays, the resources it used; the classifier segments through it (
 saves it to one file and loads it back without scikit-learn or XGBoost. The resources (counts,
 titles, name statistics, word vectors) are resolved when fitting and recorded by content
 fingerprint (:attr:`BreakClassifier.resources_`).
+
+Why this module is long (about 800 lines): it is one estimator, and scikit-learn keeps an
+estimator in one class, its parameters, fitting and prediction read together. What it is made
+of lives in the modules named above; what is left here is the order of fitting (out-of-fold
+inputs, the gap model, the joint scorers) that no split would make easier to follow.
 """
 
 from __future__ import annotations
