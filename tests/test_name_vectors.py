@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from helpers import small, toy_source, words_of
 
+import qseg.resources.built_once as built_once
 import qseg.resources.default as default
 import qseg.resources.word2vec as word2vec
 from qseg import models
@@ -162,7 +163,7 @@ def test_a_cache_folder_that_cannot_be_written_builds_in_memory(fake_names, monk
     blocked = fake_names.parent / "a-file"
     blocked.write_text("not a folder")
     monkeypatch.setenv("QSEG_CACHE", str(blocked))
-    monkeypatch.setattr(default, "_NOTED", set())
+    monkeypatch.setattr(built_once, "_NOTED", set())
     vectors = default.default_name_vectors()
     assert set(vectors.vocabulary) == {"new", "county"}
     said = capsys.readouterr().err

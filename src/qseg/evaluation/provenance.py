@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from qseg._version import VERSION
-from qseg.resources.default import build_tag
+from qseg.resources.built_once import build_tag
 
 LIBRARIES = (
     "numpy",

@@ -107,7 +107,7 @@ def _flat_counts(n: int) -> np.ndarray:
 
 @cache
 def _nested_counts(n: int, power: int) -> np.ndarray:
-    from qseg.resources.default import build_tag
+    from qseg.resources.built_once import build_tag
 
     name = f"nested-d{power}-{n}-v{_CACHE_VERSION}-{build_tag()}.json"  # qseg's release too
     path = cache_dir() / "agreement" / name

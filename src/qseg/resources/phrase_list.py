@@ -14,8 +14,8 @@ from pathlib import Path
 
 from qseg.errors import InputError, PathError
 from qseg.fileio import StrPath, cache_dir, open_binary, read_lines
+from qseg.resources.built_once import build_once, build_tag, cached_from, say
 from qseg.resources.counts import parse_ngram
-from qseg.resources.default import _cached_from, _once, _say, build_tag
 from qseg.resources.store import Store, build_from_entries
 from qseg.resources.titles import TitleSet
 
@@ -63,11 +63,11 @@ def phrase_list(path: StrPath) -> TitleSet:
 
     def build(target: Path | None) -> Store:
         entries = read_phrase_file(source)
-        _say(f"building the phrase list of {source} (once: it is kept in the cache)")
+        say(f"building the phrase list of {source} (once: it is kept in the cache)")
         return build_from_entries(entries, kind="titles", path=target, source=origin)
 
     path_in_cache = cache_dir() / f"phrases-{fingerprint}-{build_tag()}.qseg"
-    store = _once(path_in_cache, _cached_from(origin), build)
+    store = build_once(path_in_cache, cached_from(origin), build)
     listed = TitleSet.__new__(TitleSet)
     listed._attach(store)
     return listed

@@ -22,7 +22,7 @@ from qseg.evaluation.provenance import file_fingerprint
 from qseg.models import DEFAULT, open_segmenter
 from qseg.models.catalog import shipped_model
 from qseg.models.format import AdaptedFile, RoutedFile, read_file, read_model
-from qseg.resources.default import build_tag
+from qseg.resources.built_once import build_tag
 from qseg.resources.phrase_list import phrase_list
 from qseg.segmenters.base import Segmenter
 from qseg.service.foundation.errors import Refusal
