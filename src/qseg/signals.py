@@ -14,12 +14,24 @@ _received: list[int] = []
 
 
 def _handle(signum: int, frame: object) -> None:
+    """The first interrupting signal raises; later ones are only recorded, so that a second
+    Ctrl-C cannot break into the cleanup the first one started."""
     _received.append(signum)
-    raise KeyboardInterrupt
+    if len(_received) == 1:
+        raise KeyboardInterrupt
+
+
+def settle() -> None:
+    """Ignore SIGINT and SIGTERM from now on: the interruption is cleaned up and being
+    reported, and the process ends with status 130. A later signal (a second Ctrl-C, or one
+    a library that caught the first passes on) arriving while the interpreter shuts down,
+    its handlers back to the default, killed the process instead."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_IGN)
 
 
 def install() -> None:
-    """Record SIGINT and SIGTERM and raise :class:`KeyboardInterrupt` for both."""
+    """Record SIGINT and SIGTERM and raise :class:`KeyboardInterrupt` for the first."""
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, _handle)
 

@@ -182,6 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _drop_stdout()
         return 0
     except KeyboardInterrupt:
+        signals.settle()
         print("qseg: interrupted", file=sys.stderr)
         return 130
     return 0
