@@ -244,7 +244,9 @@ def test_an_interrupted_build_leaves_nothing_behind(tmp_path, sent):
         process.send_signal(signal.Signals(signum))
         time.sleep(0.02)
     code, said = process.wait(timeout=60), process.stderr.read().decode().strip()
-    assert code == 130, said
+    # 130, or, after a Ctrl-C, ended by SIGINT once the cleanup is done and said (a shell shows
+    # both as 130): under load a later SIGINT can still end the process as it shuts down
+    assert code == 130 or (code == -signal.SIGINT and sent[0] == signal.SIGINT), said
     assert said.endswith("qseg: interrupted")
     assert list(out.iterdir()) == []
 
