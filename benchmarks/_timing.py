@@ -22,3 +22,11 @@ def percentile(values: list[float], share: float) -> float:
     """The value at ``share`` (0 to 1) of the sorted values."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def windows(texts: list[str], length: int, count: int = 300) -> list[str]:
+    """``count`` windows of ``length`` words of the queries put one after the other: queries
+    of a given length made of real query words."""
+    words = " ".join(texts).split()
+    step = max(1, len(words) // count)
+    return [" ".join(words[i : i + length]) for i in range(0, step * count, step)]

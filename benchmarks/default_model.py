@@ -44,7 +44,7 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from _timing import percentile, single_pass  # noqa: E402
+from _timing import percentile, single_pass, windows  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 QUERY = "new york yankees tickets"
@@ -72,17 +72,6 @@ def process_seconds(command: list[str], runs: int = 7) -> float:
         if run:
             times.append(time.perf_counter() - started)
     return statistics.median(times)
-
-
-def length_queries(texts: list[str], lengths: range, count: int = 300) -> list[list[str]]:
-    """Per length, ``count`` windows of that many words of the queries put one after the
-    other."""
-    words = " ".join(texts).split()
-    step = max(1, len(words) // count)
-    return [
-        [" ".join(words[i : i + length]) for i in range(0, step * count, step)]
-        for length in lengths
-    ]
 
 
 def main() -> None:
@@ -134,7 +123,7 @@ def main() -> None:
                     single[name] = [min(a, b) for a, b in zip(single[name], took, strict=True)]
                     rates[name] = max(rates[name], rate)
         lengths = range(1, 41)
-        by_length = length_queries(texts, lengths)
+        by_length = [windows(texts, n) for n in lengths]
         per_length: dict[str, list[float]] = {}
         for name in ("default", "wiki(unseen_titles=true)"):
             segmenter = segmenters[name]

@@ -39,7 +39,7 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from _timing import percentile  # noqa: E402
+from _timing import percentile, windows  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 LEARNED = "src/qseg/segmenters/learned"
@@ -99,13 +99,6 @@ def build_before(revision: str, folder: Path) -> object:
     )
     sys.path.insert(0, str(folder))
     return importlib.import_module(f"{PACKAGE}.compiled")
-
-
-def windows(texts: list[str], length: int, count: int = 300) -> list[str]:
-    """``count`` windows of ``length`` words of the queries put one after the other."""
-    words = " ".join(texts).split()
-    step = max(1, len(words) // count)
-    return [" ".join(words[i : i + length]) for i in range(0, step * count, step)]
 
 
 def best_times(kernels: list, queries: list[tuple[str, ...]]) -> list[list[float]]:

@@ -90,7 +90,6 @@ cdef class JointKernel:
     cdef Py_ssize_t longest_phrase  # the most words of a phrase (longer spans: none)
     cdef const double[::1] rates
     cdef Py_ssize_t max_candidates, title_only_from
-    cdef double log_n
     cdef list keep
 
     def __init__(self, GapProbabilities gaps not None, *, joint_trees, ranker_trees, phrases,
@@ -98,7 +97,6 @@ cdef class JointKernel:
                  Py_ssize_t title_only_from):
         self.keep = []
         self.gaps = gaps
-        self.log_n = gaps.log_n
         trees_from(&self.joint_trees, joint_trees, self.keep)
         self.has_ranker = ranker_trees is not None
         if self.has_ranker:
@@ -146,7 +144,7 @@ cdef class JointKernel:
                 if b - a <= MAX_SPAN and spans.log_count[c] > 0:
                     spans.naive[c] = expm1(spans.log_count[c]) * integer_power(b - a)
                     spans.cohesion[c] = (spans.log_count[c] - (word_log[b] - word_log[a])
-                                         + (b - a - 1) * self.log_n)
+                                         + (b - a - 1) * self.gaps.log_n)
                 else:
                     spans.naive[c] = 0.0
                     spans.cohesion[c] = 0.0
