@@ -2,11 +2,12 @@
 default itself, in the hot path of a search request, on one core.
 
 Pins the process to one core and every numeric library to one thread before any loads, then
-adapts the default's web model to the first 1,000 queries of QueryNER train twice, once from
-each start (``continue``: the base's trees and 100 more in each ensemble; ``fresh``: trees of
-the annotations alone, the base's size), saves both, loads them as ``qseg segment --method``
-would, and measures, the models interleaved in each of :data:`ROUNDS` rounds (after one of
-warming up), on the 3,848 Webis-QSeC-10 queries:
+adapts the default's web model to the first 1,000 queries of QueryNER train from each start
+(``continue``: the base's trees and 100 more in each ensemble; ``fresh``: trees of the
+annotations alone, the base's size; ``both``: the two decoded together, two models a query),
+saves them, loads them as ``qseg segment --method`` would, and measures, the models
+interleaved in each of :data:`ROUNDS` rounds (after one of warming up), on the 3,848
+Webis-QSeC-10 queries:
 
 - single: microseconds a query segmented one at a time (``segment``, each query's best of the
   rounds): median, 99th percentile, and the median's ratio to the default's in the same run;
@@ -65,7 +66,7 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="qseg-bench-"))
     try:
         models = {"default": qseg.segmenter("default")}
-        for start in ("continue", "fresh"):
+        for start in ("continue", "both", "fresh"):
             path = folder / f"{start}.qseg"
             save(fit_adapted(base, words, targets, start), path)
             models[f"adapted ({start})"] = qseg.segmenter(str(path))

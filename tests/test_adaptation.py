@@ -13,10 +13,12 @@ import numpy as np
 import pytest
 import toy
 from helpers import assert_one_line_error, out, qseg
+from qseg.segmenters.learned._decoding import averaged_choice
 
 import qseg as qs
 from qseg import models
 from qseg.evaluation.adaptation import Measured, choose, figures, learning_curve
+from qseg.models.adapting import fit_adapted
 from qseg.segmentation import Segmentation
 from qseg.segmenters.learned.adaptation import Adaptation, merged_phrases
 from qseg.segmenters.learned.lexicon import Lexicon
@@ -72,9 +74,10 @@ def test_the_adapted_model_learns_the_domains_convention(base, adapted):
     before = models.load(base, toy.resources())
     assert len(changed) > 40 and accuracy(before, changed) < 0.1
     assert accuracy(model, changed) > 0.8 and accuracy(model, held) > accuracy(before, held) + 0.3
-    assert model.adapted.selection["chosen"] in ("continue", "fresh")
+    assert model.adapted.selection["chosen"] in ("continue", "both", "fresh")
     figures_of = model.adapted.selection["figures"]
     assert figures_of["base"]["query_accuracy"] < figures_of["continue"]["query_accuracy"]
+    assert figures_of.keys() == {"base", "continue", "both", "fresh"}
 
 
 def test_its_file_names_the_base_and_holds_only_what_adapting_added(base, adapted):
@@ -101,6 +104,59 @@ def test_the_compiled_path_gives_the_python_paths_answers(adapted):
     assert loaded.predict(queries) == loaded.uncompiled().predict(queries)
     for query in queries[:20]:
         assert loaded.rank(query, 3) == loaded.uncompiled().rank(query, 3)
+
+
+def test_both_starts_decode_together_alike_on_both_paths(base, tmp_path):
+    """``both``: the continued model and the fresh one in one file, each query's answer the
+    candidate whose probabilities (each model's softmax of its joint scores over the
+    candidates it chooses among) add up highest, computed here with numpy."""
+    res = toy.resources()
+    gold = domain(120, 5)
+    model = fit_adapted(models.load(base, res), [g.words for g in gold], gold, "both")
+    path = tmp_path / "both.qseg"
+    models.save(model, path)
+    with zipfile.ZipFile(path) as zf:
+        meta, names = json.loads(zf.read("meta.json")), set(zf.namelist())
+    assert meta["adaptation"]["start"] == "continue"
+    assert meta["partner"]["adaptation"]["start"] == "fresh"
+    assert {"partner/gap_trees.npz", "partner/phrases.json"} <= names
+    loaded = models.load(path, res)
+    assert loaded.partner is not None and loaded.partner.adapted.adaptation.start == "fresh"
+    longer = [sum((g.words for g in toy.gold(9, i)), ()) for i in range(10)]
+    queries = [g.words for g in domain(300, 17)] + longer
+    answers = loaded.predict(queries)
+    assert answers == loaded.uncompiled().predict(queries)
+    assert answers == [loaded.segment(q) for q in queries]
+    alone = [replace(loaded, partner=None).predict(queries), loaded.partner.predict(queries)]
+    assert all(sum(a != b for a, b in zip(answers, one, strict=True)) > 3 for one in alone)
+    for query, answer in zip(queries[:100], answers[:100], strict=True):
+        if len(query) < 2:
+            continue
+        total: dict[tuple[int, ...], float] = {}
+        for one in (loaded, loaded.partner):
+            bits, scores = one._kernel.candidates(query, one.decoding.max_candidates)
+            p = np.exp(scores.astype(float) - scores.max())
+            for row, share in zip(bits, p / p.sum(), strict=True):
+                total[tuple(row.tolist())] = total.get(tuple(row.tolist()), 0.0) + share
+        assert answer.breaks == max(total, key=total.get)
+        ranked = loaded.rank(query, 6)
+        assert ranked == loaded.uncompiled().rank(query, 6) and ranked[0][0] == answer
+        assert ranked[0][1] == pytest.approx(total[answer.breaks] / 2)
+        assert all(0 <= score <= 1 for _, score in ranked)
+    again = models.load(path, res)
+    assert again.predict(queries) == answers
+
+
+def test_averaged_choice_adds_each_models_probabilities():
+    a = np.array([[1, 0], [0, 1]], dtype=np.int8)
+    b = np.array([[0, 1], [1, 1]], dtype=np.int8)
+    # a: (1,0) 0.52, (0,1) 0.48; b: (0,1) 0.73, (1,1) 0.27: (0,1) has 1.21
+    assert averaged_choice(a, np.float32([0.1, 0.02]), b, np.float32([1.0, 0.0])) == (0, 1)
+    # b alone is sure of (1,1): 0.99 against a's 0.5 each
+    assert averaged_choice(a, np.float32([0, 0]), b, np.float32([-5, 0])) == (1, 1)
+    assert averaged_choice(a, np.float32([0, 0]), a, np.float32([0, 0])) == (1, 0)  # a tie
+    with pytest.raises(ValueError, match="two models' candidates"):
+        averaged_choice(a, np.float32([0, 0]), b[:, :1].copy(), np.float32([0, 0]))
 
 
 def test_a_missing_or_changed_base_is_refused_in_one_line(base, tmp_path):
@@ -176,17 +232,25 @@ def test_lexicon_and_phrases_merge_the_domains_counts():
     assert set(fresh) == {"c d"}
 
 
-def test_the_choice_continues_unless_another_is_clearly_better():
+def test_the_choice_takes_both_starts_together_unless_another_is_clearly_better():
     def measured(**right: list[int]) -> Measured:
         return Measured({}, {k: np.array(v, dtype=bool) for k, v in right.items()})
 
-    few = measured(base=[1, 0, 1, 0, 1], **{"continue": [1, 1, 1, 0, 1], "fresh": [1, 1, 1, 1, 1]})
-    assert choose(few) == "continue"  # one query of five: luck as likely as not
+    few = measured(
+        base=[1, 0, 1, 0, 1],
+        both=[1, 1, 1, 0, 1],
+        **{"continue": [1, 1, 1, 0, 1], "fresh": [1, 1, 1, 1, 1]},
+    )
+    assert choose(few) == "both"  # one query of five: luck as likely as not
     many = [1] * 60 + [0] * 40
-    behind = measured(base=many, **{"continue": many[:30] + [0] * 70, "fresh": [0] * 100})
+    behind = measured(
+        base=many, both=[0] * 100, **{"continue": many[:30] + [0] * 70, "fresh": [0] * 100}
+    )
     assert choose(behind) == "base"
-    ahead = measured(base=[0] * 100, **{"continue": many, "fresh": [1] * 95 + [0] * 5})
+    ahead = measured(base=[0] * 100, both=many, **{"continue": many, "fresh": [1] * 95 + [0] * 5})
     assert choose(ahead) == "fresh"
+    leaning = measured(base=[0] * 100, both=[0] * 100, **{"continue": many, "fresh": many})
+    assert choose(leaning) == "continue"  # (a tie with fresh: the base's side first)
 
 
 def test_the_command_line_adapts_and_draws_the_learning_curve(base, tmp_path):

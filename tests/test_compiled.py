@@ -522,6 +522,7 @@ edges = [  # the fewest candidates, and every one a query has
     for count in (1, 2**40)
 ]
 naive, wiki = qseg.segmenter("naive"), qseg.segmenter("wiki(unseen_titles=true)")
+paired = replace(web, partner=model.models["product"])  # two models decoded together
 rng = random.Random(5)
 letters = "abcdefghijklmnopqrstuvwxyz0123456789éßü東京-&'"
 known = ["new", "york", "the", "of", "tickets", "a", "ﬁle", "x²", "🙂"]
@@ -551,6 +552,10 @@ for i in range(int(sys.argv[1])):
         assert got == one.uncompiled().segment(query), query
         if 2 <= len(query) <= 64:
             one._kernel.candidates(query, rng.choice([1, 4, 50, 300]))
+    if i % 10 == 3:
+        assert paired.segment(query) == (
+            paired.uncompiled().segment(query) if len(query) <= 14 else paired.segment(query)
+        )
     if i % 10 == 5 and len(query) <= 14:
         for edge in edges:
             edge.segment(query)

@@ -33,7 +33,8 @@ def configure(train: argparse.ArgumentParser) -> None:
         metavar="SPEC",
         help="adapt this trained model to the --gold queries instead of training from "
         "scratch: default(style=web), another shipped model or a model file; the best of "
-        "continuing from it, training on the queries alone and keeping it as it is, chosen "
+        "continuing from it, training on the queries alone, the two together and keeping it "
+        "as it is, chosen "
         "by cross-validation over them (docs/adapting.md)",
     )
     train.add_argument(
@@ -264,6 +265,7 @@ def _adapt(args: argparse.Namespace, out: IO[str]) -> None:
 
 _CHOSEN = {
     "continue": "continued from the base",
+    "both": "continued from the base and trained on the queries alone, decoded together",
     "fresh": "trained on the queries alone (they did better without the base)",
     "base": "the base as it is (the queries did not improve on it)",
 }

@@ -3,12 +3,13 @@ curves (``qseg train --from``, :func:`qseg.adapt`).
 
 Adapting can start from the base's trees (``continue``: they lean on the base, which wins
 where the annotations are few or follow the base's convention) or from the annotations alone
-(``fresh``: wins where they are many and their convention is far from the base's), or keep
-the base as it is. :func:`select` measures the three by cross-validation over the
-annotations, :func:`choose` keeps ``continue`` unless another is clearly better, and
-:func:`adapt_model` trains it on all of them (:func:`qseg.adapt`): the adapted model does no
-worse than its base or than a model of the annotations alone, as far as the annotations can
-tell.
+(``fresh``: wins where they are many and their convention is far from the base's), decode
+the two together (``both``: better than either at most sizes of docs/adapting.md's
+simulations), or keep the base as it is. :func:`select` measures the four by
+cross-validation over the annotations, :func:`choose` keeps ``both`` unless another is
+clearly better, and :func:`adapt_model` trains it on all of them (:func:`qseg.adapt`): the
+adapted model does no worse than its base or than a model of the annotations alone, as far
+as the annotations can tell.
 :func:`learning_curve` shows what more annotations would bring.
 """
 
@@ -23,18 +24,21 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from qseg.errors import QsegError
-from qseg.models.adapting import fit_adapted, unchanged
+from qseg.models.adapting import BOTH, fit_adapted, together, unchanged
 from qseg.segmentation import Segmentation, Target, majority
 
 if TYPE_CHECKING:
     from qseg.segmenters.learned.break_model import BreakModel
 
 STARTS = ("continue", "fresh")
-"""The starts trained and measured (the base as it is is measured too)."""
-ORDER = ("base", "continue", "fresh")
+"""The starts trained and measured (the base as it is, and the two together, are measured
+too)."""
+ORDER = ("base", "continue", BOTH, "fresh")
 """The candidates, from leaning wholly on the base to not at all."""
-PREFERENCE = ("continue", "base", "fresh")
-"""The order :func:`choose` prefers them in: adapting while leaning on the base first."""
+PREFERENCE = (BOTH, "continue", "base", "fresh")
+"""The order :func:`choose` prefers them in: the two starts together first (in the
+simulations of docs/adapting.md, better than either at most sizes), then leaning on the
+base."""
 MIN_QUERIES = 10
 """The fewest annotated queries of two words or more adapting takes."""
 SIZES = (25, 50, 100, 200, 400, 800, 1600, 3200, 6400)
@@ -114,8 +118,9 @@ def select(
         held = [words[i] for i in test]
         for i, seg in zip(test, base.predict(held), strict=True):
             predicted["base"][i] = seg
+        models = {}
         for start in STARTS:
-            model = fit_adapted(
+            models[start] = fit_adapted(
                 base,
                 [words[i] for i in train],
                 [targets[i] for i in train],
@@ -123,10 +128,12 @@ def select(
                 random_state=random_state,
                 n_jobs=n_jobs,
             )
-            for i, seg in zip(test, model.predict(held), strict=True):
-                predicted[start][i] = seg
             if step is not None:
                 step(start)
+        models[BOTH] = together(base, models["continue"], models["fresh"])
+        for name, model in models.items():
+            for i, seg in zip(test, model.predict(held), strict=True):
+                predicted[name][i] = seg
     found = {name: [s for s in segs if s is not None] for name, segs in predicted.items()}
     return Measured(
         {name: figures(segs, targets) for name, segs in found.items()},
@@ -271,8 +278,9 @@ def learning_curve(
                 step=step,
             )
             assert adapted.adapted is not None
-            alone = adapted
-            if adapted.adapted.selection["chosen"] != "fresh":
+            chosen = adapted.adapted.selection["chosen"]
+            alone = adapted if chosen == "fresh" else adapted.partner
+            if alone is None:
                 alone = fit_adapted(
                     base, part_words, part_targets, "fresh", random_state=random_state,
                     n_jobs=n_jobs,

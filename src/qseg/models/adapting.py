@@ -20,6 +20,9 @@ from qseg.segmenters.learned.trainable import Boosting
 if TYPE_CHECKING:
     from qseg.segmenters.learned.break_model import BreakModel
 
+BOTH = "both"
+"""The ``continue`` and ``fresh`` starts decoded together (:func:`together`)."""
+
 CONTINUE_BOOSTING = Boosting(n_estimators=100, max_depth=4, learning_rate=0.1)
 """The trees a continued model adds to each of the base's ensembles: 100 of depth 4 did best
 of 100, 300 and 500 trees in the simulations of docs/adapting.md (300 of depth 5 lost 0.02
@@ -70,10 +73,21 @@ def fit_adapted(
     progress: Callable[[str], None] | None = None,
 ) -> BreakModel:
     """``base`` adapted to the annotated queries from ``start`` (``continue`` or ``fresh``,
-    :class:`~qseg.segmenters.learned.adaptation.Adaptation`); ``selection``: how the start was
-    chosen, recorded in the model."""
+    :class:`~qseg.segmenters.learned.adaptation.Adaptation`, or ``both``: the two decoded
+    together, :func:`together`); ``selection``: how the start was chosen, recorded in the
+    model."""
     from qseg.segmenters.learned.adaptation import Adaptation
     from qseg.segmenters.learned.supervised import BreakClassifier
+
+    if start == BOTH:
+        ours, theirs = (
+            fit_adapted(
+                base, words, targets, one, random_state=random_state, n_jobs=n_jobs,
+                progress=progress,
+            )
+            for one in ("continue", "fresh")
+        )  # fmt: skip
+        return together(base, ours, theirs, selection)
 
     boosting = CONTINUE_BOOSTING if start == "continue" else base.params.get("boosting")
     params = base.params
@@ -91,6 +105,20 @@ def fit_adapted(
     model = classifier.fit(words, targets, progress=progress).model_
     assert model.adapted is not None  # (fitted from a base)
     return replace(model, adapted=replace(model.adapted, selection=dict(selection or {})))
+
+
+def together(
+    base: BreakModel,
+    continued: BreakModel,
+    fresh: BreakModel,
+    selection: Mapping[str, Any] | None = None,
+) -> BreakModel:
+    """The ``continue`` and ``fresh`` adaptations of ``base`` decoded together (``both``):
+    each query's candidates of the two, their joint scores made probabilities within each
+    model and added (:attr:`.break_model.BreakModel.partner`)."""
+    assert continued.adapted is not None and fresh.adapted is not None  # (fitted from base)
+    parts = replace(continued.adapted, partner=fresh.adapted, selection=dict(selection or {}))
+    return base.adapted_by(parts)
 
 
 def unchanged(base: BreakModel, queries: int, selection: Mapping[str, Any]) -> BreakModel:

@@ -234,7 +234,9 @@ class AdaptedFile:
     annotations weigh (``adaptation``), the size of the trees added (``boosting``), how many
     annotated queries it learnt from (``queries``) and which of :data:`ADAPTED_PARTS` it holds
     (``parts``); ``members``: the trees added to the gap model (``gap_trees.npz``), the
-    domain's phrase counts (``phrases.json``) and those parts, every one verified."""
+    domain's phrase counts (``phrases.json``) and those parts, every one verified. A model
+    decoded with a partner (the other start) has ``partner`` give its ``adaptation``,
+    ``boosting`` and ``parts``, its members named under ``partner/``."""
 
     path: str
     meta: dict[str, Any]
@@ -248,6 +250,15 @@ class AdaptedFile:
     def parts(self) -> list[str]:
         return self.meta["parts"]
 
+    @property
+    def expected(self) -> set[str]:
+        """The members it holds: its own, and its partner's under ``partner/``."""
+        own = {"gap_trees.npz", "phrases.json", *self.parts}
+        if "partner" in self.meta:
+            theirs = {"gap_trees.npz", "phrases.json", *self.meta["partner"]["parts"]}
+            own |= {f"partner/{name}" for name in theirs}
+        return own
+
     def fail(self, message: str, member: str | None = None) -> ModelError:
         where = f"{self.path} ({member})" if member else self.path
         return ModelError(f"{where}: {message}")
@@ -256,7 +267,7 @@ class AdaptedFile:
     def checked(cls, path: str, meta: dict[str, Any]) -> AdaptedFile:
         """The adapted file of this metadata (without its members yet), every value checked."""
         adapted = cls(path, meta, {})
-        base, how = meta.get("base"), meta.get("adaptation")
+        base = meta.get("base")
         if (
             not isinstance(base, dict)
             or not base.keys() <= {"model", "path", "kind", "fingerprint"}
@@ -270,6 +281,29 @@ class AdaptedFile:
             raise adapted.fail(
                 "meta.json: base must name a shipped model or a file, its kind and its fingerprint"
             )
+        adapted._check_adding(meta, "")
+        partner = meta.get("partner")
+        if partner is not None:
+            if not isinstance(partner, dict) or partner.keys() != {
+                "adaptation",
+                "boosting",
+                "parts",
+            }:
+                raise adapted.fail("meta.json: partner must give adaptation, boosting and parts")
+            adapted._check_adding(partner, "partner: ")
+        queries = meta.get("queries")
+        if type(queries) is not int or queries < 0:
+            raise adapted.fail("meta.json: queries must be a count")
+        if not isinstance(meta.get("selection"), dict):
+            raise adapted.fail("meta.json: selection must be an object")
+        if MANIFEST not in meta:
+            raise adapted.fail(f"meta.json lacks {MANIFEST!r}")
+        return adapted
+
+    def _check_adding(self, meta: dict[str, Any], where: str) -> None:
+        """What one adapted model adds (its ``adaptation``, ``boosting`` and ``parts``) is
+        well formed (``where``: whose, in an error)."""
+        how = meta.get("adaptation")
         if (
             not isinstance(how, dict)
             or how.keys() != {"start", "weight", "base_count"}
@@ -279,24 +313,17 @@ class AdaptedFile:
             or type(how["base_count"]) not in (int, float)
             or not 0 <= how["base_count"] <= 1e6
         ):
-            raise adapted.fail("meta.json: adaptation must give start, weight and base_count")
+            raise self.fail(f"meta.json: {where}adaptation must give start, weight and base_count")
         boosting = meta.get("boosting")
         if (
             not isinstance(boosting, dict)
             or boosting.keys() != {"n_estimators", "max_depth", "learning_rate"}
             or not all(type(v) in (int, float) and v >= 0 for v in boosting.values())
         ):
-            raise adapted.fail("meta.json: boosting must give the size of the trees added")
-        parts, queries = meta.get("parts"), meta.get("queries")
+            raise self.fail(f"meta.json: {where}boosting must give the size of the trees added")
+        parts = meta.get("parts")
         if not isinstance(parts, list) or not set(parts) <= set(ADAPTED_PARTS):
-            raise adapted.fail(f"meta.json: parts must list members of {list(ADAPTED_PARTS)}")
-        if type(queries) is not int or queries < 0:
-            raise adapted.fail("meta.json: queries must be a count")
-        if not isinstance(meta.get("selection"), dict):
-            raise adapted.fail("meta.json: selection must be an object")
-        if MANIFEST not in meta:
-            raise adapted.fail(f"meta.json lacks {MANIFEST!r}")
-        return adapted
+            raise self.fail(f"meta.json: {where}parts must list members of {list(ADAPTED_PARTS)}")
 
 
 def beside_path(path: StrPath, member: str) -> Path:
@@ -509,8 +536,7 @@ def read_file(
         beside: dict[str, Path] = {}
         if meta["format"] == ADAPTED_FORMAT:
             checked = AdaptedFile.checked(str(path), meta)
-            expected = {"gap_trees.npz", "phrases.json", *checked.parts}
-            _check_present(checked, expected, set(names))
+            _check_present(checked, checked.expected, set(names))
         elif meta["format"] == ROUTED_FORMAT:
             checked = RoutedFile.checked(str(path), meta)
             beside = _beside_files(checked, data is not None, set(names))

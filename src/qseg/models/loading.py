@@ -391,32 +391,45 @@ def _load_adapted(
 
     base = _base_of(file, resources, allow_other_resources)
     assert base.joint is not None  # (only such models are adapted)
+    joint_width = base.joint.n_features
 
-    def trees(member: str, width: int, logistic: bool) -> TreeEnsemble | None:
-        if member not in file.members:
-            return None
-        found = _decode(file, member, TreeEnsemble.from_bytes)
-        if found.n_features != width or found.logistic != logistic:
-            raise file.fail(f"the trees take {found.n_features} features, not {width}", member)
-        return found
+    def parts_of(meta: dict[str, Any], prefix: str) -> AdaptedParts:
+        def trees(member: str, width: int, logistic: bool) -> TreeEnsemble | None:
+            if prefix + member not in file.members:
+                return None
+            found = _decode(file, prefix + member, TreeEnsemble.from_bytes)
+            if found.n_features != width or found.logistic != logistic:
+                raise file.fail(
+                    f"the trees take {found.n_features} features, not {width}", prefix + member
+                )
+            return found
 
-    gap = trees("gap_trees.npz", base.n_features, True)
-    assert gap is not None  # (a member every adapted file has)
-    lexicon = None
-    if "lexicon.json" in file.members:
-        lexicon = _decode(file, "lexicon.json", lambda raw: Lexicon.from_json(model_json(raw)))
-    parts = AdaptedParts(
-        origin=file.base,
-        adaptation=Adaptation(**file.meta["adaptation"]),
-        gap_trees=gap,
-        joint_trees=trees("joint_trees.npz", base.joint.n_features, False),
-        ranker_trees=trees("ranker_trees.npz", base.joint.n_features, False),
-        lexicon=lexicon,
-        phrase_counts=_decode(file, "phrases.json", lambda raw: phrase_counts_of(model_json(raw))),
-        queries=file.meta["queries"],
-        boosting=file.meta["boosting"],
-        selection=file.meta["selection"],
-    )
+        gap = trees("gap_trees.npz", base.n_features, True)
+        assert gap is not None  # (a member every adapted file has)
+        lexicon = None
+        if prefix + "lexicon.json" in file.members:
+            lexicon = _decode(
+                file, prefix + "lexicon.json", lambda raw: Lexicon.from_json(model_json(raw))
+            )
+        counts = _decode(
+            file, prefix + "phrases.json", lambda raw: phrase_counts_of(model_json(raw))
+        )
+        return AdaptedParts(
+            origin=file.base,
+            adaptation=Adaptation(**meta["adaptation"]),
+            gap_trees=gap,
+            joint_trees=trees("joint_trees.npz", joint_width, False),
+            ranker_trees=trees("ranker_trees.npz", joint_width, False),
+            lexicon=lexicon,
+            phrase_counts=counts,
+            queries=file.meta["queries"],
+            boosting=meta["boosting"],
+            selection=file.meta["selection"],
+        )
+
+    parts = parts_of(file.meta, "")
+    if "partner" in file.meta:
+        parts = replace(parts, partner=parts_of(file.meta["partner"], "partner/"))
     return base.adapted_by(parts)
 
 
@@ -485,6 +498,26 @@ def _base_of(file: AdaptedFile, resources: Resources, allow_other_resources: boo
 
 def adapted_bytes(parts: AdaptedParts) -> tuple[dict[str, Any], dict[str, bytes]]:
     """The metadata and members of an adapted model's file (:class:`.format.AdaptedFile`)."""
+    meta, members = _adding(parts)
+    meta = {
+        "format": ADAPTED_FORMAT,
+        "version": ADAPTED_VERSION,
+        "base": dict(parts.origin),
+        **meta,
+        "queries": parts.queries,
+        "selection": dict(parts.selection),
+        "qseg": qseg_version(),
+    }
+    if parts.partner is not None:
+        theirs, their_members = _adding(parts.partner)
+        meta["partner"] = theirs
+        members |= {f"partner/{name}": raw for name, raw in their_members.items()}
+    return meta, members
+
+
+def _adding(parts: AdaptedParts) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """What one adapted model adds, as metadata (its adaptation, boosting and parts) and
+    members."""
     members = {
         "gap_trees.npz": parts.gap_trees.to_bytes(),
         "phrases.json": json.dumps(
@@ -499,15 +532,9 @@ def adapted_bytes(parts: AdaptedParts) -> tuple[dict[str, Any], dict[str, bytes]
         members["lexicon.json"] = json.dumps(parts.lexicon.to_json()).encode()
     how = parts.adaptation
     meta = {
-        "format": ADAPTED_FORMAT,
-        "version": ADAPTED_VERSION,
-        "base": dict(parts.origin),
         "adaptation": {"start": how.start, "weight": how.weight, "base_count": how.base_count},
         "boosting": dict(parts.boosting),
         "parts": [name for name in ADAPTED_PARTS if name in members],
-        "queries": parts.queries,
-        "selection": dict(parts.selection),
-        "qseg": qseg_version(),
     }
     return meta, members
 

@@ -3,11 +3,11 @@
 (:func:`every_log_p`, up to ``MAX_WORDS`` words), the k most probable of a longer query
 (:func:`kbest_gaps`, ``decoder.kbest_gaps``'s heap and order) and the dynamic programs that
 find the best segmentation under a sum over its segments (:func:`best_breaks`,
-:func:`best_segment_sum`, ``joint._best_sum``). A candidate is a mask: bit g set breaks
-gap g."""
+:func:`best_segment_sum`, ``joint._best_sum``), and the choice of a model decoded with a
+partner (:func:`averaged_best`). A candidate is a mask: bit g set breaks gap g."""
 
-from libc.math cimport fabs
-from libc.stdint cimport int32_t, uint64_t
+from libc.math cimport exp, fabs
+from libc.stdint cimport int8_t, int32_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from qseg.segmenters.learned._sizes cimport MAX_LONG_WORDS, MAX_SPAN, MAX_WORDS
@@ -247,3 +247,79 @@ cdef double best_segment_sum(Py_ssize_t n, const double* weights, bint counted) 
             if v > best[end]:
                 best[end] = v
     return best[n]
+
+
+cdef void softmax(const float* scores, Py_ssize_t k, double* out) noexcept nogil:
+    """The candidates' scores made probabilities (``exp`` of each less the highest, over
+    their sum, added in order)."""
+    cdef Py_ssize_t i
+    cdef double top = scores[0], total = 0.0
+    for i in range(1, k):
+        if scores[i] > top:
+            top = scores[i]
+    for i in range(k):
+        out[i] = exp(<double>scores[i] - top)
+        total += out[i]
+    for i in range(k):
+        out[i] /= total
+
+
+cdef Py_ssize_t averaged_best(Py_ssize_t gaps, const uint8_t* bits_a, const float* scores_a,
+                              Py_ssize_t ka, const uint8_t* bits_b, const float* scores_b,
+                              Py_ssize_t kb, double* p) noexcept nogil:
+    """The candidate two models decoded together choose: each model's candidates (rows of
+    ``gaps`` break bits, with their joint scores) made probabilities within the model
+    (:func:`softmax`) and a candidate's added over the models; the highest sum, the first in
+    ``a``'s order then ``b``'s on a tie. Returns its place in ``a`` then ``b`` (``ka`` + j for
+    b's j-th); ``p`` holds ``ka + kb`` values."""
+    cdef Py_ssize_t i, j, best = 0
+    cdef double top = -1.0, total
+    softmax(scores_a, ka, p)
+    softmax(scores_b, kb, p + ka)
+    for i in range(ka):
+        total = p[i]
+        for j in range(kb):
+            if rows_equal(bits_a + i * gaps, bits_b + j * gaps, gaps):
+                total += p[ka + j]
+                break
+        if total > top:
+            top, best = total, i
+    for j in range(kb):
+        for i in range(ka):
+            if rows_equal(bits_a + i * gaps, bits_b + j * gaps, gaps):
+                break
+        else:  # one of b's alone
+            if p[ka + j] > top:
+                top, best = p[ka + j], ka + j
+    return best
+
+
+cdef inline bint rows_equal(const uint8_t* a, const uint8_t* b, Py_ssize_t gaps) noexcept nogil:
+    cdef Py_ssize_t g
+    for g in range(gaps):
+        if a[g] != b[g]:
+            return False
+    return True
+
+
+def averaged_choice(const int8_t[:, ::1] bits_a, const float[::1] scores_a,
+                    const int8_t[:, ::1] bits_b, const float[::1] scores_b):
+    """:func:`averaged_best` of two models' candidates as arrays (the Python path's): the
+    chosen break bits as a tuple."""
+    cdef Py_ssize_t ka = bits_a.shape[0], kb = bits_b.shape[0], gaps = bits_a.shape[1], best
+    if ka == 0 or kb == 0 or bits_b.shape[1] != gaps or scores_a.shape[0] != ka \
+            or scores_b.shape[0] != kb:
+        raise ValueError("two models' candidates: at least one each, of as many gaps")
+    cdef double* p = <double*>malloc((ka + kb) * sizeof(double))
+    if p == NULL:
+        raise MemoryError()
+    cdef const uint8_t* a = <const uint8_t*>&bits_a[0, 0]
+    cdef const uint8_t* b = <const uint8_t*>&bits_b[0, 0]
+    cdef const uint8_t* row
+    cdef Py_ssize_t g
+    try:
+        best = averaged_best(gaps, a, &scores_a[0], ka, b, &scores_b[0], kb, p)
+    finally:
+        free(p)
+    row = a + best * gaps if best < ka else b + (best - ka) * gaps
+    return tuple([1 if row[g] else 0 for g in range(gaps)])

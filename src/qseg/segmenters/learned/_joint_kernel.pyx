@@ -37,6 +37,7 @@ import numpy as np
 
 from qseg.segmenters._query_words cimport Words, words_close, words_open
 from qseg.segmenters.learned._decoding cimport (
+    averaged_best,
     best_breaks,
     best_segment_sum,
     every_log_p,
@@ -468,6 +469,46 @@ cdef class JointKernel:
             return out
         finally:
             free(bits)
+
+    def breaks_with(self, JointKernel partner not None, tuple words):
+        """The break bits this model and ``partner`` choose together (``averaged_best`` of
+        each one's ``max_candidates`` candidates), of a query of 2 to
+        :data:`MAX_LONG_WORDS` normalized words: what ``BreakModel`` with a partner
+        decides on the Python path."""
+        cdef Words w
+        cdef Py_ssize_t n = len(words), ka, kb, best, i
+        if not 2 <= n <= MAX_LONG_WORDS:
+            raise ValueError(f"the compiled path takes 2 to {MAX_LONG_WORDS} words, not {n}")
+        cdef Py_ssize_t wa = window_for(self.max_candidates, n)
+        cdef Py_ssize_t wb = window_for(partner.max_candidates, n)
+        # the probabilities of both, their scores, their bits
+        cdef double* p = <double*>malloc((wa + wb) * (sizeof(double) + sizeof(float))
+                                         + (wa + wb) * (n - 1))
+        if p == NULL:
+            raise MemoryError()
+        cdef float* scores_a = <float*>(p + wa + wb)
+        cdef float* scores_b = scores_a + wa
+        cdef uint8_t* bits_a = <uint8_t*>(scores_b + wb)
+        cdef uint8_t* bits_b = bits_a + wa * (n - 1)
+        cdef uint8_t* chosen
+        cdef object bit
+        try:
+            words_open(&w, words)
+            try:
+                ka = self.decide(words, &w, wa, bits_a, scores_a)
+                kb = partner.decide(words, &w, wb, bits_b, scores_b)
+            finally:
+                words_close(&w)
+            best = averaged_best(n - 1, bits_a, scores_a, ka, bits_b, scores_b, kb, p)
+            chosen = bits_a + best * (n - 1) if best < ka else bits_b + (best - ka) * (n - 1)
+            out = PyTuple_New(n - 1)
+            for i in range(n - 1):
+                bit = ONE if chosen[i] else ZERO
+                Py_INCREF(bit)
+                PyTuple_SET_ITEM(out, i, bit)
+            return out
+        finally:
+            free(p)
 
     def candidates(self, tuple words, Py_ssize_t window):
         """The ``window`` candidates the model ranks (break bits, most probable first) and

@@ -15,8 +15,11 @@ places the base already reads:
 
 Where the domain's convention is far from the base's, a model learnt from the annotations
 alone does better once they are many; it is the other start (``fresh``) of the same file
-format, which still runs on the base's resources. :func:`qseg.adapt` chooses between
-the two, and the base as it is, by cross-validation over the annotations.
+format, which still runs on the base's resources. The two can also be decoded together
+(``both``: each query's candidates of the two, their joint scores made probabilities within
+each model and added), which does better than either in most of those simulations.
+:func:`qseg.adapt` chooses among the three, and the base as it is, by cross-validation over
+the annotations.
 
 The adapted model is the base's trees followed by the new ones, one ensemble each
 (:meth:`.break_model.BreakModel.adapted_by`), so it runs on the compiled path like any model.
@@ -80,6 +83,8 @@ class AdaptedParts:
     selection: Mapping[str, Any] = field(default_factory=dict)
     """How the start was chosen: each candidate's cross-validated figures on the
     annotations (:func:`qseg.evaluation.adaptation.select`)."""
+    partner: AdaptedParts | None = None
+    """The other start's parts, decoded with these (``both``); ``None``: one model."""
 
 
 def merged_phrases(

@@ -23,6 +23,7 @@ from qseg.resources.vectors import WordVectors
 from qseg.segmentation import Segmentation
 from qseg.segmenters.base import InBatches
 from qseg.segmenters.decoder import check_k, kbest_gaps
+from qseg.segmenters.learned._decoding import averaged_choice
 from qseg.segmenters.learned.adaptation import AdaptedParts, merged_phrases
 from qseg.segmenters.learned.compiled import MAX_COMPILED_WORDS, JointKernel, compile_model
 from qseg.segmenters.learned.contextual import BreakProbe, gap_rows, require_encoder
@@ -123,6 +124,9 @@ class BreakModel(InBatches):
     compiled: bool = field(default=True, compare=False)
     """Whether queries the compiled kernel covers go through it (:mod:`.compiled`); ``False``
     keeps every query on the Python path, the reference the kernel is tested against."""
+    partner: BreakModel | None = field(default=None, compare=False)
+    """An adapted model's other start, decoded with it (``AdaptedParts.partner``): each query
+    gets the candidate the two choose together (:func:`._decoding.averaged_choice`)."""
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
@@ -138,7 +142,12 @@ class BreakModel(InBatches):
     def uncompiled(self) -> BreakModel:
         """This model with every query on the Python path (the reference of the tests and
         benchmarks)."""
-        return replace(self, compiled=False)
+        partner = self.partner.uncompiled() if self.partner is not None else None
+        return replace(self, compiled=False, partner=partner)
+
+    @property
+    def _partner_kernel(self) -> JointKernel | None:
+        return self.partner._kernel if self.partner is not None else None
 
     @property
     def spec(self) -> str:
@@ -177,6 +186,7 @@ class BreakModel(InBatches):
             phrases=merged_phrases(self.phrases, parts.phrase_counts, parts.adaptation),
             adapted=parts,
             origin=None,
+            partner=self.adapted_by(parts.partner) if parts.partner is not None else None,
         )
 
     @property
@@ -205,7 +215,8 @@ class BreakModel(InBatches):
                     "trained without the query's kind (the domain input)"
                 )
             raise QsegError(f"style must be one of {', '.join(styles)}, not {style!r}")
-        return replace(self, style=style, spec_text=spec or self.spec_text)
+        partner = self.partner.with_style(style) if self.partner is not None else None
+        return replace(self, style=style, spec_text=spec or self.spec_text, partner=partner)
 
     def _kinds(self, words: Sequence[tuple[str, ...]]) -> np.ndarray | None:
         """Each query's kind as the domain input takes it: the probability of the second kind,
@@ -224,8 +235,14 @@ class BreakModel(InBatches):
         queries: Sequence[str | Sequence[str]],
         tags: Sequence[Sequence[str] | None] | None = None,
     ) -> list[np.ndarray]:
-        """Per query, the probability of a break at each gap."""
-        return self._probabilities([normalize(q) for q in queries], tags)[0]
+        """Per query, the probability of a break at each gap (with a partner: the mean of
+        the two models')."""
+        words = [normalize(q) for q in queries]
+        found = self._probabilities(words, tags)[0]
+        if self.partner is None:
+            return found
+        theirs = self.partner._probabilities(words, tags)[0]
+        return [(a + b) / 2 for a, b in zip(found, theirs, strict=True)]
 
     def _probabilities(
         self,
@@ -412,14 +429,15 @@ class BreakModel(InBatches):
         self, words: Sequence[tuple[str, ...]], tags: Sequence[Sequence[str] | None] | None
     ) -> list[Segmentation]:
         """:meth:`predict` of queries already normalized."""
-        kernel = self._kernel
+        kernel, partner = self._kernel, self._partner_kernel
         if kernel is None or (tags is not None and any(t is not None for t in tags)):
             return self._predict(words, tags)
         out: list[Segmentation | None] = [None] * len(words)
         rest = []
         for i, w in enumerate(words):
             if 2 <= len(w) <= MAX_COMPILED_WORDS:
-                out[i] = Segmentation._trusted(w, kernel.breaks(w))
+                found = kernel.breaks(w) if partner is None else kernel.breaks_with(partner, w)
+                out[i] = Segmentation._trusted(w, found)
             elif len(w) == 1:
                 out[i] = Segmentation._trusted(w, ())
             else:
@@ -433,12 +451,26 @@ class BreakModel(InBatches):
         self, words: Sequence[tuple[str, ...]], tags: Sequence[Sequence[str] | None] | None
     ) -> list[Segmentation]:
         """The Python path of :meth:`predict` (normalized words)."""
+        breaks, scored = self._decided(words, tags)
+        if self.partner is not None:
+            theirs = self.partner._decided(words, tags)[1]
+            for i, (bits, scores) in scored.items():
+                other_bits, other_scores = theirs[i]
+                breaks[i] = averaged_choice(bits, scores, other_bits, other_scores)
+        return [Segmentation._trusted(w, b) for w, b in zip(words, breaks, strict=True)]
+
+    def _decided(
+        self, words: Sequence[tuple[str, ...]], tags: Sequence[Sequence[str] | None] | None
+    ) -> tuple[list[tuple[int, ...]], dict[int, tuple[np.ndarray, np.ndarray]]]:
+        """Each query's break bits by this model alone, and for those the joint scorers
+        decided, their candidates (int8 rows) and scores (float32)."""
         probabilities, tables, kinds = self._probabilities(words, tags)
         breaks = [
             self._gap_breaks(w, p, tables[i] if tables is not None else None)
             for i, (w, p) in enumerate(zip(words, probabilities, strict=True))
         ]
         chosen = self._joint_rows(words)
+        found: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         if chosen:
             assert tables is not None
             scored = self._joint_scores(
@@ -450,7 +482,11 @@ class BreakModel(InBatches):
             )
             for i, (bits, scores) in zip(chosen, scored, strict=True):
                 breaks[i] = tuple(bits[int(np.argmax(scores))].tolist())
-        return [Segmentation._trusted(w, b) for w, b in zip(words, breaks, strict=True)]
+                found[i] = (
+                    np.ascontiguousarray(bits, dtype=np.int8),
+                    np.ascontiguousarray(scores, dtype=np.float32),
+                )
+        return breaks, found
 
     def segment(self, query: Query, tags: Sequence[str] | None = None) -> Segmentation:
         """The segmentation of one query (with its part-of-speech tags, if the model uses
@@ -463,7 +499,10 @@ class BreakModel(InBatches):
         """:meth:`segment` of a query already normalized: the hot path of a search request."""
         kernel = self._kernel
         if kernel is not None and tags is None and 2 <= len(words) <= MAX_COMPILED_WORDS:
-            return Segmentation._trusted(words, kernel.breaks(words))
+            partner = self._partner_kernel
+            if partner is None:
+                return Segmentation._trusted(words, kernel.breaks(words))
+            return Segmentation._trusted(words, kernel.breaks_with(partner, words))
         return self._predict_words([words], None if tags is None else [tags])[0]
 
     def rank(
@@ -488,6 +527,14 @@ class BreakModel(InBatches):
         exponentially long."""
         check_k(k)
         words = normalize(query)
+        if self.partner is not None:
+            return self._ranked_together(words, k, tags)
+        return self._rank_alone(words, k, tags)
+
+    def _rank_alone(
+        self, words: tuple[str, ...], k: int, tags: Sequence[str] | None
+    ) -> list[tuple[Segmentation, float]]:
+        """:meth:`rank` by this model, without its partner."""
         query_tags = None if tags is None else [tags]
         window = max(k, self.decoding.max_candidates)
         kernel = self._kernel
@@ -503,6 +550,30 @@ class BreakModel(InBatches):
         table = tables[0] if tables is not None else None
         ranked = self._ranked_gaps(words, probabilities[0], table, k)
         return [(Segmentation._trusted(words, breaks), score) for score, breaks in ranked]
+
+    def _ranked_together(
+        self, words: tuple[str, ...], k: int, tags: Sequence[str] | None
+    ) -> list[tuple[Segmentation, float]]:
+        """:meth:`rank` of a model with a partner: each model's ranked candidates, scored by
+        the mean over the two of the probability each model gives it among the
+        ``max_candidates`` it chooses among (none to those beyond: :meth:`segment`'s choice
+        first, then by that score, then in the order of this model's then the partner's)."""
+        assert self.partner is not None
+        first = self._segment_words(words, tags)
+        if len(words) < 2:
+            return [(first, 1.0)]
+        score: dict[Segmentation, float] = {}
+        for model in (self, self.partner):
+            ranked = model._rank_alone(words, k, tags)
+            chosen = ranked[: model.decoding.max_candidates]
+            top = max(value for _, value in chosen)
+            weights = [float(np.exp(value - top)) for _, value in chosen]
+            for (seg, _), weight in zip(chosen, weights, strict=True):
+                score[seg] = score.get(seg, 0.0) + weight / sum(weights) / 2
+            for seg, _ in ranked:
+                score.setdefault(seg, 0.0)
+        order = [first, *sorted((s for s in score if s != first), key=lambda s: -score[s])]
+        return [(seg, score[seg]) for seg in order[:k]]
 
     def _ranked(
         self, words: tuple[str, ...], bits: np.ndarray, scores: np.ndarray
