@@ -12,7 +12,8 @@ base was not trained on):
   them (majority protocol).
 
 ``designs`` measures the alternatives at 50, 200 and 1,000 annotated queries on the same
-folds: continued boosting with other tree sizes, the joint scorer trained afresh, stacking
+folds: continued boosting with other tree sizes, the joint scorer trained afresh, the
+continued and the fresh model decoded together, stacking
 (the base's gap margin as an input of a model trained on the annotations alone), and pooling
 the annotations with the base's own training data at several weights.
 
@@ -187,6 +188,9 @@ def designs(base: Any, kind: str, shared: Path) -> dict[str, Callable[..., Any]]
         ),
         "the annotations alone (qseg's fresh)": lambda words, targets: fit_adapted(
             base, words, targets, "fresh"
+        ),
+        "continued and fresh decoded together (qseg's both)": lambda words, targets: fit_adapted(
+            base, words, targets, "both"
         ),
         "pooled with the base's training data, annotations weighing 1": pooled(1.0),
         "pooled, annotations weighing 5": pooled(5.0),
