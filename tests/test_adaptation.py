@@ -106,27 +106,35 @@ def test_the_compiled_path_gives_the_python_paths_answers(adapted):
         assert loaded.rank(query, 3) == loaded.uncompiled().rank(query, 3)
 
 
-def test_both_starts_decode_together_alike_on_both_paths(base, tmp_path):
+@pytest.fixture(scope="module")
+def both(base):
+    """The base adapted from both starts, decoded together, saved beside it."""
+    gold = domain(120, 5)
+    model = fit_adapted(models.load(base, toy.resources()), [g.words for g in gold], gold, "both")
+    path = base.with_name("both.qseg")
+    models.save(model, path)
+    return path
+
+
+def test_both_starts_decode_together_alike_on_both_paths(both):
     """``both``: the continued model and the fresh one in one file, each query's answer the
     candidate whose probabilities (each model's softmax of its joint scores over the
     candidates it chooses among) add up highest, computed here with numpy."""
-    res = toy.resources()
-    gold = domain(120, 5)
-    model = fit_adapted(models.load(base, res), [g.words for g in gold], gold, "both")
-    path = tmp_path / "both.qseg"
-    models.save(model, path)
-    with zipfile.ZipFile(path) as zf:
+    with zipfile.ZipFile(both) as zf:
         meta, names = json.loads(zf.read("meta.json")), set(zf.namelist())
     assert meta["adaptation"]["start"] == "continue"
     assert meta["partner"]["adaptation"]["start"] == "fresh"
     assert {"partner/gap_trees.npz", "partner/phrases.json"} <= names
-    loaded = models.load(path, res)
+    loaded = models.load(both, toy.resources())
     assert loaded.partner is not None and loaded.partner.adapted.adaptation.start == "fresh"
     longer = [sum((g.words for g in toy.gold(9, i)), ()) for i in range(10)]
     queries = [g.words for g in domain(300, 17)] + longer
     answers = loaded.predict(queries)
     assert answers == loaded.uncompiled().predict(queries)
     assert answers == [loaded.segment(q) for q in queries]
+    # a partner the kernel does not cover takes the pair to the Python path, not one model
+    half = replace(loaded, partner=loaded.partner.uncompiled())
+    assert half.predict(queries) == answers and half.segment(queries[0]) == answers[0]
     alone = [replace(loaded, partner=None).predict(queries), loaded.partner.predict(queries)]
     assert all(sum(a != b for a, b in zip(answers, one, strict=True)) > 3 for one in alone)
     for query, answer in zip(queries[:100], answers[:100], strict=True):
@@ -139,12 +147,41 @@ def test_both_starts_decode_together_alike_on_both_paths(base, tmp_path):
             for row, share in zip(bits, p / p.sum(), strict=True):
                 total[tuple(row.tolist())] = total.get(tuple(row.tolist()), 0.0) + share
         assert answer.breaks == max(total, key=total.get)
-        ranked = loaded.rank(query, 6)
-        assert ranked == loaded.uncompiled().rank(query, 6) and ranked[0][0] == answer
-        assert ranked[0][1] == pytest.approx(total[answer.breaks] / 2)
-        assert all(0 <= score <= 1 for _, score in ranked)
-    again = models.load(path, res)
-    assert again.predict(queries) == answers
+        for k in (1, 2, 6):
+            ranked = loaded.rank(query, k)
+            assert ranked == loaded.uncompiled().rank(query, k) and ranked[0][0] == answer
+            assert ranked[0][1] == pytest.approx(total[answer.breaks] / 2)
+            assert all(0 <= score <= 1 for _, score in ranked)
+            assert len(ranked) == min(k, 2 ** (len(query) - 1))
+    assert models.load(both, toy.resources()).predict(queries) == answers
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda meta: meta.update(partner=None), "partner must give adaptation"),
+        (
+            lambda meta: meta["partner"]["adaptation"].update(start="continue"),
+            "its partner starts fresh, not continue and continue",
+        ),
+        (lambda meta: meta["partner"].update(parts=["x"]), "partner: parts must list"),
+    ],
+)
+def test_a_damaged_pair_is_one_line(both, tmp_path, change, message):
+    with zipfile.ZipFile(both) as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    meta = json.loads(members["meta.json"])
+    change(meta)
+    damaged = tmp_path / "damaged.qseg"
+    with zipfile.ZipFile(damaged, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, json.dumps(meta) if name == "meta.json" else data)
+    assert_one_line_error(qseg("segment", "--method", damaged, "a b"), message, status=1)
+
+
+def test_a_pair_is_not_adapted_again(both):
+    with pytest.raises(qs.QsegError, match="decodes two adapted models together"):
+        qs.adapt(both, domain(40, 3), resources=toy.resources())
 
 
 def test_averaged_choice_adds_each_models_probabilities():

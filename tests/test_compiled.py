@@ -552,10 +552,9 @@ for i in range(int(sys.argv[1])):
         assert got == one.uncompiled().segment(query), query
         if 2 <= len(query) <= 64:
             one._kernel.candidates(query, rng.choice([1, 4, 50, 300]))
-    if i % 10 == 3:
-        assert paired.segment(query) == (
-            paired.uncompiled().segment(query) if len(query) <= 14 else paired.segment(query)
-        )
+    if i % 10 == 3:  # (the Python path of a long query takes seconds)
+        got = paired.segment(query)
+        assert len(query) > 14 or got == paired.uncompiled().segment(query), query
     if i % 10 == 5 and len(query) <= 14:
         for edge in edges:
             edge.segment(query)

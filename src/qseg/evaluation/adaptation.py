@@ -109,7 +109,8 @@ def select(
     n_jobs: int = 1,
     step: Step | None = None,
 ) -> Measured:
-    """The base as it is and each start (:data:`STARTS`), measured by ``folds``-fold
+    """The base as it is, each start (:data:`STARTS`) and the two together (``both``),
+    measured by ``folds``-fold
     cross-validation over the annotated queries (each fold's models trained on the others);
     ``step`` is called after each model trained."""
     _checked(words)
@@ -145,12 +146,13 @@ def select(
 
 
 def choose(measured: Measured) -> str:
-    """``continue``, unless the base or ``fresh`` segmented more queries right by more than one
-    standard error (of the difference, query by query; then the better of them): with few
-    annotations a better figure is often luck, and continuing leans on the base where the
-    annotations say little. (In the simulations of docs/adapting.md, taking the best figure
-    took ``fresh`` on 25 product queries that lost 0.05 to the base; keeping the base within
-    one error of the best kept it where 100 or 200 of them lifted the others by 0.03-0.08.)"""
+    """The first of :data:`PREFERENCE` (``both``, ``continue``, the base, ``fresh``) whose
+    queries segmented right are within one standard error (of the difference, query by
+    query) of the best candidate's: with few annotations a better figure is often luck, and
+    the two starts together, then continuing, lean on the base where the annotations say
+    little. (In the simulations of docs/adapting.md, taking the best figure took ``fresh`` on
+    25 product queries that lost 0.05 to the base; keeping the base within one error of the
+    best kept it where 100 or 200 of them lifted the others by 0.03-0.08.)"""
     right = measured.right
     best = max(PREFERENCE, key=lambda name: (right[name].mean(), -PREFERENCE.index(name)))
     for name in PREFERENCE:

@@ -58,6 +58,11 @@ def base_model(
             f"{shown} is not a trained model: adapting starts from one (the default, a shipped "
             "model or a file `qseg train` wrote)"
         )
+    if opened.partner is not None:
+        raise QsegError(
+            f"{shown} decodes two adapted models together: adapt its base again instead, with "
+            "all the annotations"
+        )
     return opened
 
 

@@ -282,8 +282,8 @@ class AdaptedFile:
                 "meta.json: base must name a shipped model or a file, its kind and its fingerprint"
             )
         adapted._check_adding(meta, "")
-        partner = meta.get("partner")
-        if partner is not None:
+        if "partner" in meta:
+            partner = meta["partner"]
             if not isinstance(partner, dict) or partner.keys() != {
                 "adaptation",
                 "boosting",
@@ -291,6 +291,12 @@ class AdaptedFile:
             }:
                 raise adapted.fail("meta.json: partner must give adaptation, boosting and parts")
             adapted._check_adding(partner, "partner: ")
+            starts = (meta["adaptation"]["start"], partner["adaptation"]["start"])
+            if starts != ("continue", "fresh"):
+                raise adapted.fail(
+                    "meta.json: a model with a partner continues its base and its partner "
+                    f"starts fresh, not {starts[0]} and {starts[1]}"
+                )
         queries = meta.get("queries")
         if type(queries) is not int or queries < 0:
             raise adapted.fail("meta.json: queries must be a count")

@@ -6,7 +6,7 @@ find the best segmentation under a sum over its segments (:func:`best_breaks`,
 :func:`best_segment_sum`, ``joint._best_sum``), and the choice of a model decoded with a
 partner (:func:`averaged_best`). A candidate is a mask: bit g set breaks gap g."""
 
-from libc.math cimport exp, fabs
+from libc.math cimport INFINITY, exp, fabs
 from libc.stdint cimport int8_t, int32_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 
@@ -253,9 +253,9 @@ cdef void softmax(const float* scores, Py_ssize_t k, double* out) noexcept nogil
     """The candidates' scores made probabilities (``exp`` of each less the highest, over
     their sum, added in order)."""
     cdef Py_ssize_t i
-    cdef double top = scores[0], total = 0.0
-    for i in range(1, k):
-        if scores[i] > top:
+    cdef double top = -INFINITY, total = 0.0
+    for i in range(k):
+        if scores[i] > top:  # (a NaN score is never the highest)
             top = scores[i]
     for i in range(k):
         out[i] = exp(<double>scores[i] - top)

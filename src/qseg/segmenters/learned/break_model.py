@@ -430,7 +430,11 @@ class BreakModel(InBatches):
     ) -> list[Segmentation]:
         """:meth:`predict` of queries already normalized."""
         kernel, partner = self._kernel, self._partner_kernel
-        if kernel is None or (tags is not None and any(t is not None for t in tags)):
+        if (
+            kernel is None
+            or (partner is None and self.partner is not None)  # (a partner the kernel lacks)
+            or (tags is not None and any(t is not None for t in tags))
+        ):
             return self._predict(words, tags)
         out: list[Segmentation | None] = [None] * len(words)
         rest = []
@@ -499,16 +503,18 @@ class BreakModel(InBatches):
         """:meth:`segment` of a query already normalized: the hot path of a search request."""
         kernel = self._kernel
         if kernel is not None and tags is None and 2 <= len(words) <= MAX_COMPILED_WORDS:
-            partner = self._partner_kernel
-            if partner is None:
+            if self.partner is None:
                 return Segmentation._trusted(words, kernel.breaks(words))
-            return Segmentation._trusted(words, kernel.breaks_with(partner, words))
+            partner = self._partner_kernel
+            if partner is not None:
+                return Segmentation._trusted(words, kernel.breaks_with(partner, words))
         return self._predict_words([words], None if tags is None else [tags])[0]
 
     def rank(
         self, query: Query, k: int, tags: Sequence[str] | None = None
     ) -> list[tuple[Segmentation, float]]:
-        """The ``k`` best segmentations with their scores. Where decoding is joint: first the
+        """The ``k`` best segmentations with their scores (a model with a partner: by
+        :meth:`_ranked_together`, its scores probabilities). Where decoding is joint: first the
         ``max_candidates`` break vectors the gap model finds most probable (the segmentations
         the model chooses among), ordered by the joint scorers' margin; then, for a larger
         ``k``, the next most probable ones, ordered by their margin too, each shown with its
@@ -554,24 +560,29 @@ class BreakModel(InBatches):
     def _ranked_together(
         self, words: tuple[str, ...], k: int, tags: Sequence[str] | None
     ) -> list[tuple[Segmentation, float]]:
-        """:meth:`rank` of a model with a partner: each model's ranked candidates, scored by
-        the mean over the two of the probability each model gives it among the
-        ``max_candidates`` it chooses among (none to those beyond: :meth:`segment`'s choice
-        first, then by that score, then in the order of this model's then the partner's)."""
+        """:meth:`rank` of a model with a partner: the candidates each model chooses among
+        (its ``max_candidates`` most probable), scored by the mean over the two of the
+        probability each model gives them among its own (a softmax of its joint scores), then
+        for a larger ``k`` each model's next candidates, scored 0 (the two never choose
+        them). :meth:`segment`'s choice first, then by score, then in this model's order and
+        then the partner's."""
         assert self.partner is not None
         first = self._segment_words(words, tags)
         if len(words) < 2:
             return [(first, 1.0)]
         score: dict[Segmentation, float] = {}
         for model in (self, self.partner):
-            ranked = model._rank_alone(words, k, tags)
-            chosen = ranked[: model.decoding.max_candidates]
+            chooses = model.decoding.max_candidates
+            chosen = model._rank_alone(words, chooses, tags)
             top = max(value for _, value in chosen)
             weights = [float(np.exp(value - top)) for _, value in chosen]
             for (seg, _), weight in zip(chosen, weights, strict=True):
                 score[seg] = score.get(seg, 0.0) + weight / sum(weights) / 2
-            for seg, _ in ranked:
-                score.setdefault(seg, 0.0)
+        for model in (self, self.partner):
+            if k > model.decoding.max_candidates:
+                for seg, _ in model._rank_alone(words, k, tags):
+                    score.setdefault(seg, 0.0)
+        score.setdefault(first, 0.0)  # (always one of the chosen: the C and numpy exp agree)
         order = [first, *sorted((s for s in score if s != first), key=lambda s: -score[s])]
         return [(seg, score[seg]) for seg in order[:k]]
 
