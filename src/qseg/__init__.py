@@ -148,7 +148,8 @@ def adapt(
     style; a model file; or a trained model) to the annotated queries ``gold``: a gold file
     as ``qseg train --gold`` reads it, an annotation project, segmentations (pipe text or
     :class:`Segmentation`) or query id -> segmentation or votes. The best of continuing from
-    the base, training on the annotations alone and keeping the base, by ``folds``-fold
+    the base, training on the annotations alone, the two decoded together and keeping the
+    base, by ``folds``-fold
     cross-validation over them (docs/adapting.md); save it with :func:`qseg.models.save`,
     and its file names the base by fingerprint. Needs the ``train`` extra."""
     with extras_named():

@@ -18,7 +18,7 @@ alone does better once they are many; it is the other start (``fresh``) of the s
 format, which still runs on the base's resources. The two can also be decoded together
 (``both``: each query's candidates of the two, their joint scores made probabilities within
 each model and added), which does better than either in most of those simulations.
-:func:`qseg.adapt` chooses among the three, and the base as it is, by cross-validation over
+:func:`qseg.adapt` chooses among the three and the base as it is, by cross-validation over
 the annotations.
 
 The adapted model is the base's trees followed by the new ones, one ensemble each
