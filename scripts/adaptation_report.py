@@ -148,7 +148,7 @@ def designs(base: Any, kind: str, shared: Path) -> dict[str, Callable[..., Any]]
             return None
 
     def fresh_scorers(words: Any, targets: Any) -> Any:
-        model = continued(Boosting(100, 4, 0.1), cls=FreshScorers)(words, targets)
+        model = continued(Boosting(100, 4, 0.05), cls=FreshScorers)(words, targets)
         parts = model.adapted
         return replace(model, joint=parts.joint_trees, ranker=parts.ranker_trees)
 
@@ -174,13 +174,16 @@ def designs(base: Any, kind: str, shared: Path) -> dict[str, Callable[..., Any]]
 
     return {
         "the base as it is": lambda words, targets: base,
-        "continued, 100 trees of depth 4 each (qseg's continue)": continued(Boosting(100, 4, 0.1)),
-        "continued, 300 trees of depth 5 each": continued(Boosting(300, 5, 0.1)),
+        "continued, 100 trees of depth 4 each, learning rate 0.05 (qseg's continue)": continued(
+            Boosting(100, 4, 0.05)
+        ),
+        "continued, 100 trees of depth 4 each, learning rate 0.1": continued(Boosting(100, 4, 0.1)),
+        "continued, 300 trees of depth 5 each, learning rate 0.1": continued(Boosting(300, 5, 0.1)),
         "continued, annotated gaps weighing 1 in the lexicon": continued(
-            Boosting(100, 4, 0.1), 1.0
+            Boosting(100, 4, 0.05), 1.0
         ),
         "continued, annotated gaps weighing 20 in the lexicon": continued(
-            Boosting(100, 4, 0.1), 20.0
+            Boosting(100, 4, 0.05), 20.0
         ),
         "continued gap model, joint scorer and ranker trained afresh": fresh_scorers,
         "stacking: the base's gap margin an input of a model of the annotations alone": (
