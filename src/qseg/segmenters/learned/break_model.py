@@ -576,8 +576,9 @@ class BreakModel(InBatches):
             chosen = model._rank_alone(words, chooses, tags)
             top = max(value for _, value in chosen)
             weights = [float(np.exp(value - top)) for _, value in chosen]
+            total = sum(weights)
             for (seg, _), weight in zip(chosen, weights, strict=True):
-                score[seg] = score.get(seg, 0.0) + weight / sum(weights) / 2
+                score[seg] = score.get(seg, 0.0) + weight / total / 2
         for model in (self, self.partner):
             if k > model.decoding.max_candidates:
                 for seg, _ in model._rank_alone(words, k, tags):
