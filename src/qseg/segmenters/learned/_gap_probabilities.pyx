@@ -155,8 +155,7 @@ cdef class GapProbabilities:
             e = self.word_entry(w, a, &spare)
             counts[a], names_counts[a] = e.count, e.names_count
             q.begins[a], q.ends[a] = e.begins, e.ends  # how often it begins and ends a name
-            q.vector_rows[a] = e.vector_row
-            q.left_rows[a], q.right_rows[a] = e.left_row, e.right_row
+            self.own_rows(q, a, e)
         for a in range(cells):
             q.logs[a] = NAN
             title_cells[a] = 0.0
@@ -174,6 +173,37 @@ cdef class GapProbabilities:
                              title_cells, names_counts, MAX_SPAN)
             for a in range(cells):
                 q.names_logs[a] = log1p(q.names_logs[a])
+        return self.own_kind(words, w, q)
+
+    cdef bint shares_query(self, GapProbabilities other):
+        """Whether a query ``other`` opened holds this model's span tables, word attributes
+        and name counts too: the same stores and settings (two models adapted from one base
+        read the base's resources), so that :meth:`reopen_query` only redoes what is this
+        model's own."""
+        return (self.counts is other.counts and self.words is other.words
+                and self.titles is other.titles and self.names is other.names
+                and self.title_words == other.title_words and self.counted == other.counted
+                and self.log_n == other.log_n
+                and self.name_statistics == other.name_statistics
+                and self.function_words is other.function_words
+                and self.tag_classes is other.tag_classes and self.classes == other.classes)
+
+    cdef int reopen_query(self, tuple words, Words* w, Query* q) except -1:
+        """Make ``q``, opened by a model this one :meth:`shares_query` with, this model's:
+        its words' vector rows and lexicon entries and its kind."""
+        cdef Py_ssize_t a
+        cdef WordEntry spare
+        for a in range(q.n):
+            self.own_rows(q, a, self.word_entry(w, a, &spare))
+        return self.own_kind(words, w, q)
+
+    cdef void own_rows(self, Query* q, Py_ssize_t a, const WordEntry* e) noexcept:
+        """Word ``a``'s rows in this model's word vectors and lexicon (``e``: its entry)."""
+        q.vector_rows[a] = e.vector_row
+        q.left_rows[a], q.right_rows[a] = e.left_row, e.right_row
+
+    cdef int own_kind(self, tuple words, Words* w, Query* q) except -1:
+        """The query's kind as this model's input takes it."""
         q.kind = self.kind
         if q.kind < 0 and self.domain is not None:
             q.kind = self.domain.probability(words, w)

@@ -156,24 +156,32 @@ cdef class JointKernel:
         """The ``window`` candidates the joint scorers choose among (break bits, one row of
         n - 1 each, most probable first) and their scores; returns how many there are."""
         cdef Query q
+        q.logs = NULL
+        try:
+            self.gaps.open_query(words, w, &q)
+            return self.decide_query(&q, w, window, bits, scores)
+        finally:
+            free(q.logs)
+
+    cdef Py_ssize_t decide_query(self, Query* q, Words* w, Py_ssize_t window, uint8_t* bits,
+                                 float* scores) except -1:
+        """:meth:`decide` of a query already open (``q``: this model's, or made so by
+        ``reopen_query``)."""
         cdef Spans spans
         cdef Py_ssize_t n = w.n, kept = 0
         cdef float* p32 = <float*>malloc((n - 1) * sizeof(float))
         if p32 == NULL:
             raise MemoryError()
         spans.log_count = NULL
-        q.logs = NULL
         try:
-            self.gaps.open_query(words, w, &q)
-            self.gaps.gap_probabilities(&q, w, p32)
-            self.open_spans(&q, w, &spans)
+            self.gaps.gap_probabilities(q, w, p32)
+            self.open_spans(q, w, &spans)
             if n <= MAX_WORDS:
-                kept = self.every_candidate(&q, &spans, p32, window, bits, scores)
+                kept = self.every_candidate(q, &spans, p32, window, bits, scores)
             else:
-                kept = self.likely_candidates(&q, &spans, p32, window, bits, scores)
+                kept = self.likely_candidates(q, &spans, p32, window, bits, scores)
         finally:
             free(p32)
-            free(q.logs)
             free(spans.log_count)
         return kept
 
@@ -443,7 +451,6 @@ cdef class JointKernel:
         cdef Py_ssize_t window = self.max_candidates
         cdef float stack_scores[64]
         cdef float* scores = stack_scores
-        cdef object bit
         if not 2 <= n <= MAX_LONG_WORDS:
             raise ValueError(f"the compiled path takes 2 to {MAX_LONG_WORDS} words, not {n}")
         window = window_for(window, n)
@@ -461,12 +468,7 @@ cdef class JointKernel:
             for i in range(1, kept):
                 if scores[i] > scores[best]:
                     best = i
-            out = PyTuple_New(n - 1)
-            for i in range(n - 1):
-                bit = ONE if bits[best * (n - 1) + i] else ZERO
-                Py_INCREF(bit)
-                PyTuple_SET_ITEM(out, i, bit)
-            return out
+            return bits_tuple(bits + best * (n - 1), n - 1)
         finally:
             free(bits)
 
@@ -476,7 +478,7 @@ cdef class JointKernel:
         :data:`MAX_LONG_WORDS` normalized words: what ``BreakModel`` with a partner
         decides on the Python path."""
         cdef Words w
-        cdef Py_ssize_t n = len(words), ka, kb, best, i
+        cdef Py_ssize_t n = len(words), ka, kb, best
         if not 2 <= n <= MAX_LONG_WORDS:
             raise ValueError(f"the compiled path takes 2 to {MAX_LONG_WORDS} words, not {n}")
         cdef Py_ssize_t wa = window_for(self.max_candidates, n)
@@ -491,22 +493,26 @@ cdef class JointKernel:
         cdef uint8_t* bits_a = <uint8_t*>(scores_b + wb)
         cdef uint8_t* bits_b = bits_a + wa * (n - 1)
         cdef uint8_t* chosen
-        cdef object bit
+        cdef Query q
+        q.logs = NULL
         try:
             words_open(&w, words)
             try:
-                ka = self.decide(words, &w, wa, bits_a, scores_a)
-                kb = partner.decide(words, &w, wb, bits_b, scores_b)
+                # the query's span tables and word inputs are opened once where the two
+                # read the same resources (as models adapted from one base do)
+                self.gaps.open_query(words, &w, &q)
+                ka = self.decide_query(&q, &w, wa, bits_a, scores_a)
+                if partner.gaps.shares_query(self.gaps):
+                    partner.gaps.reopen_query(words, &w, &q)
+                    kb = partner.decide_query(&q, &w, wb, bits_b, scores_b)
+                else:
+                    kb = partner.decide(words, &w, wb, bits_b, scores_b)
             finally:
                 words_close(&w)
+                free(q.logs)
             best = averaged_best(n - 1, bits_a, scores_a, ka, bits_b, scores_b, kb, p)
             chosen = bits_a + best * (n - 1) if best < ka else bits_b + (best - ka) * (n - 1)
-            out = PyTuple_New(n - 1)
-            for i in range(n - 1):
-                bit = ONE if chosen[i] else ZERO
-                Py_INCREF(bit)
-                PyTuple_SET_ITEM(out, i, bit)
-            return out
+            return bits_tuple(chosen, n - 1)
         finally:
             free(p)
 
@@ -528,6 +534,19 @@ cdef class JointKernel:
         finally:
             words_close(&w)
         return bits[:kept], scores[:kept]
+
+
+cdef tuple bits_tuple(const uint8_t* bits, Py_ssize_t gaps):
+    """Break bits as the tuple of ints a ``Segmentation`` holds (the two shared ints, no
+    object made per gap)."""
+    cdef object bit
+    cdef Py_ssize_t i
+    out = PyTuple_New(gaps)
+    for i in range(gaps):
+        bit = ONE if bits[i] else ZERO
+        Py_INCREF(bit)
+        PyTuple_SET_ITEM(out, i, bit)
+    return out
 
 
 cdef Py_ssize_t window_for(Py_ssize_t window, Py_ssize_t n) except -1:
