@@ -135,6 +135,10 @@ def test_both_starts_decode_together_alike_on_both_paths(both):
     # a partner the kernel does not cover takes the pair to the Python path, not one model
     half = replace(loaded, partner=loaded.partner.uncompiled())
     assert half.predict(queries) == answers and half.segment(queries[0]) == answers[0]
+    # a partner reading stores of its own (breaks_with opens the query for each) gives the same
+    own = models.load(both, toy.resources.__wrapped__()).partner
+    assert own is not None and own.source is not loaded.source and own._kernel is not None
+    assert replace(loaded, partner=own).predict(queries) == answers
     alone = [replace(loaded, partner=None).predict(queries), loaded.partner.predict(queries)]
     assert all(sum(a != b for a, b in zip(answers, one, strict=True)) > 3 for one in alone)
     for query, answer in zip(queries[:100], answers[:100], strict=True):

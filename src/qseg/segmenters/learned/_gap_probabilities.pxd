@@ -70,7 +70,7 @@ cdef class GapProbabilities:
     cdef const WordEntry* word_entry(self, Words* w, Py_ssize_t a, WordEntry* spare) noexcept
     cdef Py_ssize_t row_width(self)
     cdef int open_query(self, tuple words, Words* w, Query* q) except -1
-    cdef bint shares_query(self, GapProbabilities other)
+    cdef bint shares_query(self, GapProbabilities other) noexcept
     cdef int reopen_query(self, tuple words, Words* w, Query* q) except -1
     cdef void own_rows(self, Query* q, Py_ssize_t a, const WordEntry* e) noexcept
     cdef int own_kind(self, tuple words, Words* w, Query* q) except -1

@@ -129,7 +129,8 @@ cdef class GapProbabilities:
         """Fill ``q`` for the words ``w``: its span tables (and the name statistics'), its
         words' attributes, name counts, vector rows and lexicon entries, and its kind. Its
         one block of memory is ``q.logs`` from the start, freed by the caller
-        (``JointKernel.decide``) whether this returns or raises."""
+        (``JointKernel.decide``, or ``breaks_with`` for a query two models share) whether
+        this returns or raises."""
         cdef Py_ssize_t n = w.n, cells = n * (n + 1), a
         cdef char* block = <char*>malloc(cells * (3 * sizeof(double) + 1)
                                          + n * (ATTRS + 4) * sizeof(double)
@@ -158,6 +159,7 @@ cdef class GapProbabilities:
             self.own_rows(q, a, e)
         for a in range(cells):
             q.logs[a] = NAN
+            q.names_logs[a] = NAN  # (read, unused, in a long query's windows without names)
             title_cells[a] = 0.0
         query_span_table(self.counts, self.words, self.titles, w, MAX_SPAN, self.title_words,
                          q.logs, title_cells, counts, self.counted)
@@ -167,15 +169,13 @@ cdef class GapProbabilities:
         word_attrs(words, self.function_words, None, self.tag_classes, self.classes - 1,
                    q.attrs)
         if self.name_statistics:
-            for a in range(cells):
-                q.names_logs[a] = NAN
             query_span_table(self.names, self.names, None, w, MAX_SPAN, 0, q.names_logs,
                              title_cells, names_counts, MAX_SPAN)
             for a in range(cells):
                 q.names_logs[a] = log1p(q.names_logs[a])
         return self.own_kind(words, w, q)
 
-    cdef bint shares_query(self, GapProbabilities other):
+    cdef bint shares_query(self, GapProbabilities other) noexcept:
         """Whether a query ``other`` opened holds this model's span tables, word attributes
         and name counts too: the same stores and settings (two models adapted from one base
         read the base's resources), so that :meth:`reopen_query` only redoes what is this
@@ -183,7 +183,6 @@ cdef class GapProbabilities:
         return (self.counts is other.counts and self.words is other.words
                 and self.titles is other.titles and self.names is other.names
                 and self.title_words == other.title_words and self.counted == other.counted
-                and self.log_n == other.log_n
                 and self.name_statistics == other.name_statistics
                 and self.function_words is other.function_words
                 and self.tag_classes is other.tag_classes and self.classes == other.classes)
