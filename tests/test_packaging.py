@@ -44,6 +44,12 @@ sys.exit(main(sys.argv[1:]))
         ),
         ("tantivy", ["ir-eval", "--docs", "d.tsv", "--queries", "q.tsv", "--qrels", "r"], "eval"),
         ("krippendorff", ["agree", "--input", "judgments", "j.tsv"], "eval"),
+        # refused before the curve is computed, not after its minutes
+        (
+            "matplotlib",
+            ["train", "--from", "default", "--gold", "g.txt", "--curve", "--plot", "c.png"],
+            "train",
+        ),
     ],
 )
 def test_a_missing_extra_is_named_in_one_line(tmp_path, module, args, extra):
@@ -61,6 +67,7 @@ def test_a_missing_extra_is_named_in_one_line(tmp_path, module, args, extra):
         timeout=300,
     )
     assert done.returncode == 2, done.stderr
+    assert done.stdout == ""  # refused before any result (a learning curve's table) is shown
     assert "Traceback" not in done.stderr  # the error ends whatever progress was shown
     assert done.stderr.endswith(
         f"\nqseg: error: this needs the Python package {module!r}, which is not installed: "

@@ -95,6 +95,11 @@ def missing_extra(exc: ImportError) -> QsegError | None:
     extra = EXTRAS.get(name)
     if extra is None:
         return None
+    return needs_package(name, extra)
+
+
+def needs_package(name: str, extra: str) -> QsegError:
+    """The one-line error for the optional package ``name`` missing: ``extra`` brings it."""
     return QsegError(
         f"this needs the Python package {name!r}, which is not installed: "
         f"pip install 'qseg[{extra}]' (or 'qseg[all]' for everything)"

@@ -177,6 +177,7 @@ def _adapt(args: argparse.Namespace, out: IO[str]) -> None:
     from qseg.evaluation.adaptation import (
         adapt_model,
         adapt_steps,
+        check_plotting,
         curve_steps,
         curve_table,
         learning_curve,
@@ -197,6 +198,8 @@ def _adapt(args: argparse.Namespace, out: IO[str]) -> None:
             )
     if args.plot and not args.curve:
         raise QsegError("--plot draws the learning curve: give --curve too")
+    if args.plot:
+        check_plotting()
     if not args.curve and args.out is None:
         raise QsegError("give --out MODEL (the adapted model to write), or --curve")
     if not 2 <= args.folds <= 20:

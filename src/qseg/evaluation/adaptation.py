@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from qseg.errors import QsegError
+from qseg.errors import QsegError, needs_package
 from qseg.models.adapting import BOTH, fit_adapted, together, unchanged
 from qseg.segmentation import Segmentation, Target, majority
 
@@ -324,6 +324,15 @@ def curve_table(points: Sequence[CurvePoint]) -> tuple[list[str], list[list[str]
             )
         rows.append(cells)
     return ["queries", *MODELS], rows
+
+
+def check_plotting() -> None:
+    """Refuse to draw a learning curve where matplotlib is missing before the curve's
+    minutes are spent, naming the extra that brings it (``train``)."""
+    from importlib.util import find_spec
+
+    if find_spec("matplotlib") is None:
+        raise needs_package("matplotlib", "train")
 
 
 def plot_curve(points: Sequence[CurvePoint], path: str | os.PathLike[str], title: str) -> None:
