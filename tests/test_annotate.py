@@ -626,15 +626,6 @@ UNCERTAIN_QUERIES = [
 ]  # fmt: skip
 
 
-def _dead(pid: int) -> bool:
-    """Whether process ``pid`` is gone or a zombie (exited, not yet reaped)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().split(") ")[-1][:1] == "Z"
-    except OSError:
-        return True
-
-
 def test_the_pages_serve_the_least_sure_queries_first_and_retrain_in_the_background(
     tmp_path, write
 ):
@@ -644,7 +635,13 @@ def test_the_pages_serve_the_least_sure_queries_first_and_retrain_in_the_backgro
     import signal
     import time
 
-    from qseg.annotation.ordering import model_path, order_path, read_ordering, start_retrain
+    from qseg.annotation.ordering import (
+        model_path,
+        order_path,
+        process_running,
+        read_ordering,
+        start_retrain,
+    )
     from qseg.models import open_segmenter
     from qseg.query import normalize
     from qseg.segmenters.uncertainty import most_uncertain
@@ -692,7 +689,7 @@ def test_the_pages_serve_the_least_sure_queries_first_and_retrain_in_the_backgro
         os.kill(pid, signal.SIGKILL)
         # SIGKILL lands when the process is next scheduled: on a busy machine, after a while
         deadline = time.monotonic() + 60
-        while not _dead(pid):
+        while process_running(pid):
             assert time.monotonic() < deadline, "the killed retrain did not die"
             time.sleep(0.05)
         assert (order_path(project).read_bytes(), model_path(project).read_bytes()) == before

@@ -187,13 +187,19 @@ def _holder_alive(lock: Path) -> bool:
         return False
     if pid <= 0:
         return True  # being written by the process that took it
+    return process_running(pid)
+
+
+def process_running(pid: int) -> bool:
+    """Whether process ``pid`` still runs: a zombie (exited, not yet reaped by the service
+    that started it) does not."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    try:  # a zombie (exited, not yet reaped by the service that started it) is gone
+    try:
         with open(f"/proc/{pid}/stat") as stat:
             return stat.read().split(") ")[-1][:1] != "Z"
     except OSError:
